@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from './deps.ts';
+import { installAuthentication } from './auth/caller.ts';
+import { installErrorHandler } from './http/error-handler.ts';
+import { installIdempotency } from './http/idempotency.ts';
+import { installTraceContext } from './http/trace-context.ts';
+import { validatorCompiler } from './http/validator.ts';
+import type { App } from './http/app-type.ts';
+import { probeRoutes } from './probes/routes.ts';
+import { taskRoutes } from './tasks/routes.ts';
+
+const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
+  'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
+const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Idempotency-Cached', 'X-Idempotency-Key', 'X-Request-ID',
+  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag', 'Link'];
+
+/** Builds the gateway from its feature modules, listed here in one place (STYLE.md §1). */
+export async function buildApp(deps: Deps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    requestIdLogLabel: 'request_id',
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 60_000,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  // Bodies are JSON only (spec 4): anything else answers 415 rather than reaching validation as text.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.0',
+      info: { title: 'agentgate', description: 'Agent orchestration gateway', version: '0.1.0' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+  });
+  await app.register(cors, {
+    origin: deps.config.corsAllowedOrigins.includes('*') ? '*' : deps.config.corsAllowedOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+  });
+  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
+  installTraceContext(app);
+  installErrorHandler(app);
+  installAuthentication(app, { skipAuth: deps.config.skipAuth });
+  installIdempotency(app, { db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds });
+
+  await probeRoutes(app, deps);
+  await taskRoutes(app, deps);
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+function headerRequestId(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value) ? value : undefined;
+}

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+const Environment = Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')]);
+
+/** Every setting, with the default that makes `npm start` work on a fresh machine. README lists them all. */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  DATA_DIR: Type.String({ default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329 }),
+  DB_POOL_SIZE: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
+  GATEWAY_ENV: Type.Optional(Environment),
+  GATEWAY_SKIP_AUTH: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  CORS_ALLOWED_ORIGINS: Type.String({ default: '*' }),
+  TASK_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
+  AGENT_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 600 }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 64 }),
+  IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, default: 86_400 }),
+  SESSION_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
+  SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
+  MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+});
+
+export type ProcessRole = 'all' | 'gateway' | 'worker';
+export type EnvironmentName = Static<typeof Environment>;
+
+export interface Config {
+  environment: EnvironmentName;
+  role: ProcessRole;
+  host: string;
+  port: number;
+  dataDir: string;
+  /** External Postgres; when absent the embedded one under dataDir is used. */
+  databaseUrl: string | undefined;
+  embeddedPostgresPort: number;
+  databasePoolSize: number;
+  skipAuth: boolean;
+  logLevel: string;
+  bodyLimitBytes: number;
+  corsAllowedOrigins: string[];
+  taskTimeoutSeconds: number;
+  agentTimeoutSeconds: number;
+  workerConcurrency: number;
+  idempotencyTtlSeconds: number;
+  sessionTokenBudget: number;
+  sessionTtlDays: number;
+  /** DBOS executor id: must be unique and stable per process when several share one database. */
+  executorId: string;
+  modelsConfigPath: string;
+  /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
+  providerEnv: Readonly<Record<string, string | undefined>>;
+  version: string;
+}
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const PROVIDER_ENV_PATTERN = /^(OPENAI|ANTHROPIC|GOOGLE|OLLAMA|OPENAI_COMPATIBLE|MOCK)_/;
+
+/** Reads env into one frozen, validated object; reports every bad variable at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Readonly<Config> {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties).filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]),
+  );
+  const values = Value.Default(EnvSchema, Value.Convert(EnvSchema, known)) as Static<typeof EnvSchema>;
+  const errors = Value.Errors(EnvSchema, values);
+  if (errors.length > 0) {
+    const problems = new Map(errors.map((error) => [error.instancePath, error.message]));
+    throw new ConfigError([...problems].map(([instancePath, message]) =>
+      `${instancePath.replace(/^\//, '') || 'env'}: ${message} (got ${JSON.stringify(valueAt(known, instancePath))})`));
+  }
+  const environment = values.GATEWAY_ENV ?? 'development';
+  const skipAuth = values.GATEWAY_SKIP_AUTH === undefined ? environment !== 'production' : values.GATEWAY_SKIP_AUTH === '1';
+  const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
+  return Object.freeze({
+    environment,
+    role,
+    host: values.HOST,
+    port: values.PORT,
+    dataDir: path.resolve(values.DATA_DIR),
+    databaseUrl: values.DATABASE_URL,
+    embeddedPostgresPort: values.EMBEDDED_PG_PORT,
+    databasePoolSize: values.DB_POOL_SIZE,
+    skipAuth,
+    logLevel: values.LOG_LEVEL,
+    bodyLimitBytes: values.BODY_LIMIT_BYTES,
+    corsAllowedOrigins: values.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    taskTimeoutSeconds: values.TASK_TIMEOUT_SECONDS,
+    agentTimeoutSeconds: values.AGENT_TIMEOUT_SECONDS,
+    workerConcurrency: values.WORKER_CONCURRENCY,
+    idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
+    sessionTokenBudget: values.SESSION_TOKEN_BUDGET,
+    sessionTtlDays: values.SESSION_TTL_DAYS,
+    executorId: values.EXECUTOR_ID,
+    modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    providerEnv: Object.freeze(providerEnv),
+    version: '0.1.0',
+  });
+}
+
+function valueAt(object: Record<string, unknown>, instancePath: string): unknown {
+  const key = instancePath.replace(/^\//, '');
+  return key ? object[key] : undefined;
+}

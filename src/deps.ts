@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { ModelRegistry } from './llm/provider-registry.ts';
+
+/** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
+export interface Deps {
+  config: Readonly<Config>;
+  db: Db;
+  models: ModelRegistry;
+  logger: Logger;
+  engine: {
+    /** Enqueues the task's durable workflow; a repeat for the same id is a no-op. */
+    enqueueTask(taskId: string): Promise<void>;
+  };
+}

@@ -1,0 +1,61 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Logger } from 'pino';
+import type { ProcessRole } from '../config.ts';
+
+export const TASK_QUEUE = 'agentgate-tasks';
+
+/**
+ * Fixed so that a restart on edited code still recovers the tasks in flight: left unset, DBOS derives
+ * it from a hash of the workflow code and would leave earlier workflows unrecovered (STYLE.md §6).
+ */
+const APPLICATION_VERSION = 'agentgate-1';
+
+export interface EngineOptions {
+  databaseUrl: string;
+  role: ProcessRole;
+  workerConcurrency: number;
+  executorId: string;
+  logger: Logger;
+}
+
+/** Launches DBOS on our own database. Every workflow must already be registered. */
+export async function launchEngine(options: EngineOptions): Promise<void> {
+  const log = options.logger.child({ component: 'dbos' });
+  DBOS.setConfig({
+    name: 'agentgate',
+    systemDatabaseUrl: options.databaseUrl,
+    systemDatabasePoolSize: 20,
+    applicationVersion: APPLICATION_VERSION,
+    executorID: options.executorId,
+    // A gateway-only process enqueues but never dequeues; workers and `all` take from the task queue.
+    listenQueues: options.role === 'gateway' ? [] : undefined,
+    logger: {
+      info: (entry) => log.debug(String(entry)),
+      debug: (entry) => log.trace(String(entry)),
+      warn: (entry) => log.warn(String(entry)),
+      error: (entry) => log.error({ err: entry }, 'engine error'),
+    },
+  });
+  await DBOS.launch();
+  await DBOS.registerQueue(TASK_QUEUE, {
+    workerConcurrency: options.workerConcurrency,
+    // Short polls keep queue latency low; DBOS backs off while the queue is idle.
+    minPollingIntervalMs: 50,
+    onConflict: 'always_update',
+  });
+}
+
+export async function shutdownEngine(): Promise<void> {
+  if (DBOS.isInitialized()) await DBOS.shutdown();
+}
+
+export async function isEngineHealthy(): Promise<boolean> {
+  if (!DBOS.isInitialized()) return false;
+  await DBOS.listQueues();
+  return true;
+}
+
+/** Enqueues a task's workflow under the task id; DBOS returns the existing workflow for a repeated id. */
+export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<void>, taskId: string): Promise<void> {
+  await DBOS.startWorkflow(workflow, { workflowID: taskId, queueName: TASK_QUEUE })(taskId);
+}

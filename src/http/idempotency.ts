@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.ts';
+import { conflict } from '../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest { idempotencyScope?: string }
+}
+
+/** Headers of a cached answer worth replaying (ids, location, content type). */
+const REPLAYED_HEADERS = ['content-type', 'x-workflow-id', 'x-session-id', 'location', 'link', 'etag'];
+/** An in-progress record older than this belonged to a request that died; a duplicate may take over. */
+const STALE_IN_PROGRESS_SECONDS = 60;
+const WAIT_FOR_FIRST_MS = 30_000;
+
+interface StoredAnswer { state: string; status_code: number | null; headers: Record<string, string> | null; body: string | null }
+
+/**
+ * Idempotency for every POST (spec 4.2 rule 5): the first 2xx answer to (key, user, path, body) is
+ * stored for the TTL and replayed with `X-Idempotency-Cached: true`. A concurrent duplicate waits for
+ * the first to finish instead of running twice; a non-2xx answer is forgotten so a retry runs anew.
+ */
+export function installIdempotency(app: FastifyInstance, options: { db: Db; ttlSeconds: number }): void {
+  const { db, ttlSeconds } = options;
+
+  app.addHook('preHandler', async (request, reply) => {
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || typeof key !== 'string' || key === '') return;
+    reply.header('x-idempotency-key', key);
+    const scope = scopeHash(request, key);
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    while (Date.now() < deadline) {
+      if (await claim(db, scope, key, ttlSeconds)) {
+        request.idempotencyScope = scope;
+        return;
+      }
+      const stored = await readStored(db, scope);
+      if (stored?.state === 'completed') return replay(reply, stored, key);
+      await sleep(25);
+    }
+    throw conflict('A request with this Idempotency-Key is still in progress');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const scope = request.idempotencyScope;
+    if (!scope) return payload;
+    if (reply.statusCode >= 200 && reply.statusCode < 300) {
+      await db.updateTable('idempotency_records').where('scope_hash', '=', scope).set({
+        state: 'completed',
+        status_code: reply.statusCode,
+        headers: JSON.stringify(pickHeaders(reply)),
+        body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      }).execute();
+    } else {
+      await db.deleteFrom('idempotency_records').where('scope_hash', '=', scope).execute();
+    }
+    return payload;
+  });
+}
+
+function scopeHash(request: FastifyRequest, key: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([key, request.caller?.userId ?? '', request.url, request.body ?? null]))
+    .digest('hex');
+}
+
+/** Takes the record when it is new, expired, or abandoned by a request that died. */
+async function claim(db: Db, scope: string, key: string, ttlSeconds: number): Promise<boolean> {
+  const { rows } = await sql`
+    insert into idempotency_records (scope_hash, idempotency_key, state, expires_at)
+    values (${scope}, ${key}, 'in_progress', now() + make_interval(secs => ${ttlSeconds}))
+    on conflict (scope_hash) do update set
+      state = 'in_progress', status_code = null, headers = null, body = null,
+      created_at = now(), expires_at = excluded.expires_at
+    where idempotency_records.expires_at < now()
+       or (idempotency_records.state = 'in_progress'
+           and idempotency_records.created_at < now() - make_interval(secs => ${STALE_IN_PROGRESS_SECONDS}))
+    returning scope_hash`.execute(db);
+  return rows.length > 0;
+}
+
+async function readStored(db: Db, scope: string): Promise<StoredAnswer | undefined> {
+  return db.selectFrom('idempotency_records').select(['state', 'status_code', 'headers', 'body'])
+    .where('scope_hash', '=', scope).executeTakeFirst();
+}
+
+function replay(reply: FastifyReply, stored: StoredAnswer, key: string): FastifyReply {
+  return reply.status(stored.status_code ?? 200)
+    .headers({ ...stored.headers, 'x-idempotency-cached': 'true', 'x-idempotency-key': key })
+    .send(stored.body ?? '');
+}
+
+function pickHeaders(reply: FastifyReply): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) picked[name] = String(value);
+  }
+  return picked;
+}

@@ -1,0 +1,40 @@
+import { Type, type Static } from 'typebox';
+
+/** The shape of config/models.yaml as written (snake_case); model-catalog.ts converts it. */
+
+export const modelTiers = ['small', 'medium', 'large'] as const;
+export const providerKinds = ['openai', 'anthropic', 'google', 'openai-compatible', 'mock'] as const;
+
+const Name = Type.String({ minLength: 1 });
+const EnvName = Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' });
+const TokenCount = Type.Integer({ minimum: 1 });
+const Price = Type.Number({ minimum: 0 });
+
+const ProviderEntry = Type.Object({
+  kind: Type.Enum([...providerKinds]),
+  api_key_env: Type.Optional(EnvName),
+  base_url_env: Type.Optional(EnvName),
+}, { additionalProperties: false });
+
+const ModelEntry = Type.Object({
+  name: Name,
+  provider: Name,
+  model_id: Type.Optional(Name),
+  model_id_env: Type.Optional(EnvName),
+  tier: Type.Enum([...modelTiers]),
+  priority: Type.Integer({ minimum: 1 }),
+  context_window: TokenCount,
+  max_output_tokens: TokenCount,
+  pricing: Type.Object({
+    input_per_million: Price,
+    output_per_million: Price,
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });
+
+export const ModelCatalogFile = Type.Object({
+  default_tier: Type.Enum([...modelTiers]),
+  providers: Type.Record(Type.String(), ProviderEntry),
+  models: Type.Array(ModelEntry, { minItems: 1 }),
+}, { additionalProperties: false });
+
+export type ModelCatalogFile = Static<typeof ModelCatalogFile>;

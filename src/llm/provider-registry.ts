@@ -1,0 +1,77 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { CatalogModel, ModelCatalog, ProviderSpec } from './model-catalog.ts';
+import { createModelFactory, credentialEnv, type LanguageModelFactory } from './provider-factory.ts';
+import { selectModels, type ModelSelection } from './select-models.ts';
+
+export type ModelCandidate = { catalogModel: CatalogModel; languageModel: LanguageModelV3 };
+
+export type ModelRegistry = {
+  readonly catalog: ModelCatalog;
+  /** Names of the providers that can be called, the mock included. */
+  configuredProviders(): string[];
+  /** True when no real provider is configured, so tasks use the mock. */
+  isMockOnly(): boolean;
+  /** One line for start-up logs and /readiness: which provider tasks will use. */
+  describe(): string;
+  /** The models to try for a call, in fallback order; throws badRequest for unusable overrides. */
+  resolveCandidates(selection: ModelSelection): ModelCandidate[];
+};
+
+/** Builds an AI SDK provider instance for every provider in `catalog` whose credential is set. */
+export function createModelRegistry(
+  catalog: ModelCatalog,
+  env: Record<string, string | undefined>,
+): ModelRegistry {
+  const factories = new Map<string, LanguageModelFactory>();
+  for (const provider of catalog.providers) {
+    const factory = createModelFactory(provider, env);
+    if (factory !== undefined) factories.set(provider.name, factory);
+  }
+  const findMissingCredential = (provider: ProviderSpec) =>
+    factories.has(provider.name) ? undefined : credentialEnv(provider);
+  const realProviders = catalog.providers
+    .filter((provider) => provider.kind !== 'mock' && factories.has(provider.name))
+    .map((provider) => provider.name);
+
+  const selectDefault = () => selectModels(catalog, findMissingCredential, {});
+  const resolveCandidates = (selection: ModelSelection): ModelCandidate[] =>
+    selectModels(catalog, findMissingCredential, selection).map((catalogModel) => ({
+      catalogModel,
+      languageModel: factories.get(catalogModel.provider)!(wireModelId(catalogModel, env)),
+    }));
+
+  return Object.freeze({
+    catalog,
+    configuredProviders: () => [...factories.keys()],
+    isMockOnly: () => realProviders.length === 0,
+    describe: () => describeRegistry(catalog, realProviders, selectDefault),
+    resolveCandidates,
+  });
+}
+
+function wireModelId(model: CatalogModel, env: Record<string, string | undefined>): string {
+  return (model.modelIdEnv === undefined ? undefined : env[model.modelIdEnv]) || model.modelId;
+}
+
+function describeRegistry(
+  catalog: ModelCatalog,
+  realProviders: string[],
+  selectDefault: () => CatalogModel[],
+): string {
+  if (realProviders.length === 0) {
+    const variables = catalog.providers.map(credentialEnv).filter((name) => name !== undefined);
+    return 'no model provider configured: tasks use the built-in mock provider '
+      + `(set ${joinAlternatives(variables)} to use a real one)`;
+  }
+  const configured = `model providers configured: ${realProviders.join(', ')}`;
+  try {
+    const first = selectDefault()[0];
+    return `${configured}; ${catalog.defaultTier} tasks start with ${first.name} (${first.provider})`;
+  } catch (error) {
+    return `${configured}; ${(error as Error).message}`;
+  }
+}
+
+function joinAlternatives(names: string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}

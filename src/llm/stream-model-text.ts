@@ -1,0 +1,93 @@
+import { streamText, type LanguageModelUsage } from 'ai';
+import { toAbortError } from './abort-error.ts';
+import { costUsd } from './cost.ts';
+import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
+import type { ModelSelection } from './select-models.ts';
+
+export type ConversationMessage = { role: 'user' | 'assistant'; content: string };
+
+export type StreamModelTextRequest = {
+  selection: ModelSelection;
+  system?: string;
+  messages: ConversationMessage[];
+  maxOutputTokens?: number;
+  abortSignal?: AbortSignal;
+  /** Only the mock provider reads it: how long its whole answer takes to stream. */
+  mockDelayMs?: number;
+  onDelta?: (text: string) => void;
+};
+
+export type ModelTextResult = {
+  text: string;
+  /** Catalog name of the model that answered. */
+  model: string;
+  provider: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+};
+
+/**
+ * Streams one answer. Candidates are tried in the registry's order: a provider error before any
+ * text was delivered moves on to the next one; an abort, or an error after text went out (the
+ * caller has already shown it), is rethrown. When every candidate fails, the last error is thrown.
+ */
+export async function streamModelText(
+  registry: ModelRegistry,
+  request: StreamModelTextRequest,
+): Promise<ModelTextResult> {
+  let lastError: unknown;
+  for (const candidate of registry.resolveCandidates(request.selection)) {
+    const progress = { hasDeliveredText: false };
+    try {
+      return await streamCandidate(candidate, request, progress);
+    } catch (error) {
+      if (progress.hasDeliveredText || request.abortSignal?.aborted) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+async function streamCandidate(
+  { catalogModel, languageModel }: ModelCandidate,
+  request: StreamModelTextRequest,
+  progress: { hasDeliveredText: boolean },
+): Promise<ModelTextResult> {
+  const result = streamText({
+    model: languageModel,
+    system: request.system,
+    messages: request.messages,
+    maxOutputTokens: request.maxOutputTokens === undefined
+      ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
+    abortSignal: request.abortSignal,
+    // One quick retry for a transient failure; beyond that, falling back to the next candidate
+    // beats the SDK's default of two retries with 2 s and 4 s back-off.
+    maxRetries: 1,
+    providerOptions: request.mockDelayMs === undefined ? undefined : { mock: { delayMs: request.mockDelayMs } },
+    // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
+    onError: () => {},
+  });
+  let text = '';
+  let usage: LanguageModelUsage | undefined;
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'abort') throw toAbortError(request.abortSignal);
+    if (part.type === 'finish') usage = part.totalUsage;
+    if (part.type === 'text-delta' && part.text.length > 0) {
+      text += part.text;
+      progress.hasDeliveredText = true;
+      request.onDelta?.(part.text);
+    }
+  }
+  const inputTokens = usage?.inputTokens ?? 0;
+  const outputTokens = usage?.outputTokens ?? 0;
+  return {
+    text,
+    model: catalogModel.name,
+    provider: catalogModel.provider,
+    inputTokens,
+    outputTokens,
+    costUsd: costUsd(catalogModel, inputTokens, outputTokens),
+  };
+}

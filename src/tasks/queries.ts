@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Caller } from '../auth/caller.ts';
+import type { Db } from '../db/database.ts';
+import type { NewTask, TaskRow, TaskStatus } from '../db/schema.ts';
+import { forbidden, notFound } from '../errors.ts';
+
+export async function insertTask(db: Db, task: NewTask): Promise<TaskRow> {
+  return db.insertInto('tasks').values(task).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A task of the caller's tenant; another tenant's task does not exist for them, another user's is forbidden. */
+export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Promise<TaskRow & { session_external_id: string | null }> {
+  const task = await db.selectFrom('tasks')
+    .innerJoin('sessions', 'sessions.id', 'tasks.session_id')
+    .selectAll('tasks')
+    .select('sessions.external_id as session_external_id')
+    .where('tasks.id', '=', taskId)
+    .where('tasks.tenant_id', '=', caller.tenantId)
+    .executeTakeFirst();
+  if (!task) throw notFound('Task not found');
+  if (task.user_id !== caller.userId) throw forbidden('Forbidden: not the task owner');
+  return task;
+}
+
+export interface UsageBreakdownRow {
+  provider: string;
+  model: string;
+  executions: number;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+}
+
+export async function usageBreakdown(db: Db, taskId: string): Promise<UsageBreakdownRow[]> {
+  const { rows } = await sql<UsageBreakdownRow>`
+    select provider, model, count(*)::int as executions,
+           sum(input_tokens)::int as input_tokens, sum(output_tokens)::int as output_tokens,
+           sum(total_tokens)::int as total_tokens, sum(cost_usd)::float8 as cost_usd
+    from usage_records where task_id = ${taskId}
+    group by provider, model
+    order by sum(cost_usd) desc, sum(total_tokens) desc`.execute(db);
+  return rows;
+}
+
+export interface TaskListFilter {
+  limit: number;
+  offset: number;
+  status?: TaskStatus;
+  sessionId?: string;
+}
+
+export interface TaskListRow {
+  id: string;
+  query: string;
+  status: TaskStatus;
+  mode: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  total_tokens: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+}
+
+export async function listTasks(db: Db, caller: Caller, filter: TaskListFilter): Promise<TaskListRow[]> {
+  let query = db.selectFrom('tasks')
+    .select(['tasks.id', 'tasks.query', 'tasks.status', sql<string | null>`coalesce(tasks.mode, tasks.requested_mode)`.as('mode'),
+      'tasks.created_at', 'tasks.completed_at'])
+    .select(sql<number | null>`usage.total_tokens`.as('total_tokens'))
+    .select(sql<number | null>`usage.input_tokens`.as('input_tokens'))
+    .select(sql<number | null>`usage.output_tokens`.as('output_tokens'))
+    .select(sql<number | null>`usage.cost_usd`.as('cost_usd'))
+    .leftJoin(sql<{ total_tokens: number }>`lateral (
+      select sum(total_tokens)::int as total_tokens, sum(input_tokens)::int as input_tokens,
+             sum(output_tokens)::int as output_tokens, sum(cost_usd)::float8 as cost_usd
+      from usage_records where usage_records.task_id = tasks.id having count(*) > 0)`.as('usage'), (join) => join.onTrue())
+    .where('tasks.tenant_id', '=', caller.tenantId)
+    .where('tasks.user_id', '=', caller.userId);
+  if (filter.status) query = query.where('tasks.status', '=', filter.status);
+  if (filter.sessionId) query = query.where('tasks.session_id', '=', filter.sessionId);
+  return query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc')
+    .limit(filter.limit).offset(filter.offset).execute();
+}
+
+export async function countTasks(db: Db, caller: Caller, filter: TaskListFilter): Promise<number> {
+  let query = db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('tenant_id', '=', caller.tenantId).where('user_id', '=', caller.userId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+  return Number((await query.executeTakeFirstOrThrow()).count);
+}

@@ -1,0 +1,49 @@
+import type { App } from '../http/app-type.ts';
+import type { Deps } from '../deps.ts';
+import { submitTask } from './submit-task.ts';
+import { getTaskView, listTaskSummaries } from './read-tasks.ts';
+import {
+  ErrorBody, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
+  SubmitTaskBody, SubmitTaskResponse, TaskIdParams, TaskView,
+} from './schemas.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody };
+
+export async function taskRoutes(app: App, deps: Deps) {
+  app.post('/api/v1/tasks', {
+    schema: { tags: ['tasks'], summary: 'Submit a task', body: SubmitTaskBody, response: { 200: SubmitTaskResponse, ...errors } },
+  }, async (request, reply) => {
+    const submitted = await submitTask(deps, request.caller, request.body);
+    reply.headers({ 'x-workflow-id': submitted.taskId, 'x-session-id': submitted.session.publicId });
+    return {
+      task_id: submitted.taskId,
+      status: 'STATUS_CODE_OK',
+      message: `Task submitted successfully. Session: ${submitted.session.publicId}`,
+      created_at: submitted.createdAt.toISOString(),
+    };
+  });
+
+  app.post('/api/v1/tasks/stream', {
+    schema: { tags: ['tasks'], summary: 'Submit a task and get its stream URL', body: SubmitStreamBody, response: { 201: SubmitStreamResponse, ...errors } },
+  }, async (request, reply) => {
+    const submitted = await submitTask(deps, request.caller, request.body);
+    const streamUrl = `/api/v1/stream/sse?workflow_id=${submitted.taskId}`;
+    reply.status(201).headers({
+      'x-workflow-id': submitted.taskId,
+      'x-session-id': submitted.session.publicId,
+      link: `<${streamUrl}>; rel=stream`,
+    });
+    return { workflow_id: submitted.taskId, task_id: submitted.taskId, stream_url: streamUrl };
+  });
+
+  app.get('/api/v1/tasks', {
+    schema: { tags: ['tasks'], summary: 'List tasks, newest first', querystring: ListTasksQuery, response: { 200: ListTasksResponse, ...errors } },
+  }, async (request) => listTaskSummaries(deps, request.caller, request.query));
+
+  app.get('/api/v1/tasks/:id', {
+    schema: { tags: ['tasks'], summary: 'Task status and result', params: TaskIdParams, response: { 200: TaskView, ...errors } },
+  }, async (request, reply) => {
+    reply.header('x-workflow-id', request.params.id);
+    return getTaskView(deps, request.caller, request.params.id);
+  });
+}

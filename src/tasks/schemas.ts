@@ -1,0 +1,153 @@
+import { Type, type Static } from 'typebox';
+
+export const SESSION_ID_PATTERN = '^[A-Za-z0-9:_\\-\\.]{1,128}$';
+
+/** Recognised context keys (spec 2.2) get their types checked; any other key is kept as given. */
+export const TaskContext = Type.Object({
+  role: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  system_prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
+  prompt_params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  model_tier: Type.Optional(Type.Enum(['small', 'medium', 'large'])),
+  model_override: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  provider_override: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  research_strategy: Type.Optional(Type.Enum(['quick', 'standard', 'deep', 'academic'])),
+  skill: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  template: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  template_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  template_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  disable_ai: Type.Optional(Type.Boolean()),
+  history_window_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  use_case_preset: Type.Optional(Type.String({ maxLength: 64 })),
+  primers_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  recents_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  compression_trigger_ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+  compression_target_ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+  force_research: Type.Optional(Type.Boolean()),
+  iterative_research_enabled: Type.Optional(Type.Boolean()),
+  iterative_max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+  enable_fact_extraction: Type.Optional(Type.Boolean()),
+  force_swarm: Type.Optional(Type.Boolean()),
+  agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  agent_input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  platforms: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  mock_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
+}, { additionalProperties: true });
+
+const ModelControls = {
+  model_tier: Type.Optional(Type.Enum(['small', 'medium', 'large'])),
+  model_override: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  provider_override: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+};
+
+export const SubmitTaskBody = Type.Object({
+  query: Type.String({ maxLength: 200_000 }),
+  session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+  context: Type.Optional(TaskContext),
+  mode: Type.Optional(Type.Enum(['simple', 'standard', 'complex', 'supervisor'])),
+  ...ModelControls,
+  skill: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_\\-\\.]{1,100}(@[0-9A-Za-z\\.\\-\\+]{1,50})?$' })),
+  research_strategy: Type.Optional(Type.Enum(['quick', 'standard', 'deep', 'academic'])),
+  max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  max_concurrent_agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  enable_verification: Type.Optional(Type.Boolean()),
+});
+export type SubmitTaskInput = Static<typeof SubmitTaskBody>;
+
+export const SubmitStreamBody = Type.Object({
+  query: Type.String({ maxLength: 200_000 }),
+  session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+  context: Type.Optional(TaskContext),
+  ...ModelControls,
+});
+
+export const SubmitTaskResponse = Type.Object({
+  task_id: Type.String(),
+  status: Type.String(),
+  message: Type.String(),
+  created_at: Type.String(),
+});
+
+export const SubmitStreamResponse = Type.Object({
+  workflow_id: Type.String(),
+  task_id: Type.String(),
+  stream_url: Type.String(),
+});
+
+export const TaskIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+const Usage = Type.Object({
+  total_tokens: Type.Integer(),
+  input_tokens: Type.Integer(),
+  output_tokens: Type.Integer(),
+  estimated_cost: Type.Number(),
+});
+
+const UnifiedResponse = Type.Object({
+  task_id: Type.String(),
+  session_id: Type.String(),
+  status: Type.String(),
+  result: Type.String(),
+  metadata: Type.Object({
+    model: Type.Union([Type.String(), Type.Null()]),
+    execution_mode: Type.Union([Type.String(), Type.Null()]),
+    complexity_score: Type.Union([Type.Number(), Type.Null()]),
+    agents_used: Type.Integer(),
+  }),
+  usage: Type.Object({
+    input_tokens: Type.Integer(),
+    output_tokens: Type.Integer(),
+    total_tokens: Type.Integer(),
+    cost_usd: Type.Number(),
+  }),
+  performance: Type.Object({ execution_time_ms: Type.Union([Type.Integer(), Type.Null()]) }),
+  stop_reason: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  timestamp: Type.String(),
+});
+
+export const TaskView = Type.Object({
+  task_id: Type.String(),
+  workflow_id: Type.String(),
+  status: Type.String(),
+  result: Type.String(),
+  response: Type.Optional(Type.Unknown()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  error: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  query: Type.String(),
+  session_id: Type.String(),
+  context: Type.Record(Type.String(), Type.Unknown()),
+  unified_response: UnifiedResponse,
+  mode: Type.Union([Type.String(), Type.Null()]),
+  model_used: Type.String(),
+  provider: Type.String(),
+  usage: Usage,
+});
+export type TaskViewBody = Static<typeof TaskView>;
+
+export const ListTasksQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  status: Type.Optional(Type.String({ maxLength: 40 })),
+  session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+});
+
+export const TaskSummary = Type.Object({
+  task_id: Type.String(),
+  query: Type.String(),
+  status: Type.String(),
+  mode: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  completed_at: Type.Union([Type.String(), Type.Null()]),
+  total_token_usage: Type.Union([Type.Object({
+    total_tokens: Type.Integer(),
+    prompt_tokens: Type.Integer(),
+    completion_tokens: Type.Integer(),
+    cost_usd: Type.Number(),
+  }), Type.Null()]),
+});
+
+export const ListTasksResponse = Type.Object({ tasks: Type.Array(TaskSummary), total_count: Type.Integer() });
+
+export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true });

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../auth/caller.ts';
+import type { Deps } from '../deps.ts';
+import { badRequest } from '../errors.ts';
+import { resolveSessionForTask, type ResolvedSession } from '../sessions/resolve-session.ts';
+import { findRolePreset, roleNames } from '../tools/role-presets.ts';
+import { insertTask } from './queries.ts';
+import type { SubmitTaskInput } from './schemas.ts';
+
+const MODEL_CONTROLS = ['model_tier', 'model_override', 'provider_override'] as const;
+const DEPRECATED_CONTEXT_CONTROLS = ['skill', 'research_strategy'] as const;
+
+export interface SubmittedTask {
+  taskId: string;
+  session: ResolvedSession;
+  createdAt: Date;
+}
+
+/** Validates the submission rules of spec 4.2, writes the task and enqueues its workflow. */
+export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput): Promise<SubmittedTask> {
+  const query = input.query.trim();
+  if (query === '') throw badRequest('query is required');
+  const context = buildTaskContext(input);
+  checkModelSelection(deps, context);
+  const session = await resolveSessionForTask(deps.db, caller, input.session_id, {
+    tokenBudget: deps.config.sessionTokenBudget,
+    ttlDays: deps.config.sessionTtlDays,
+  });
+  if (session.externalId) context.external_id = session.externalId;
+  const task = await insertTask(deps.db, {
+    id: randomUUID(),
+    tenant_id: caller.tenantId,
+    user_id: caller.userId,
+    session_id: session.id,
+    query,
+    requested_mode: input.mode ?? null,
+    context,
+    options: pickOptions(input),
+    status: 'QUEUED',
+  });
+  // The row is committed first: if we die before the enqueue, the recovery sweep enqueues it.
+  await deps.engine.enqueueTask(task.id);
+  return { taskId: task.id, session, createdAt: task.created_at };
+}
+
+/** Top-level controls override their context twins (rule 3); `template_name` aliases `template`. */
+export function buildTaskContext(input: SubmitTaskInput): Record<string, unknown> {
+  const context: Record<string, unknown> = { ...input.context };
+  if (context.template !== undefined && context.template_name !== undefined) {
+    throw badRequest('send context.template or context.template_name, not both');
+  }
+  if (context.template_name !== undefined) {
+    context.template = context.template_name;
+    delete context.template_name;
+  }
+  for (const key of [...MODEL_CONTROLS, ...DEPRECATED_CONTEXT_CONTROLS]) {
+    if (input[key] !== undefined) context[key] = input[key];
+  }
+  if (context.disable_ai === true && MODEL_CONTROLS.some((key) => context[key] !== undefined)) {
+    throw badRequest('disable_ai cannot be combined with model_tier, model_override or provider_override');
+  }
+  if (context.role !== undefined && !findRolePreset(String(context.role))) {
+    throw badRequest(`unknown role: ${String(context.role)} (expected one of ${roleNames().join(', ')})`);
+  }
+  return context;
+}
+
+/** Unknown models or providers, and providers without credentials, are refused before anything is written. */
+function checkModelSelection(deps: Deps, context: Record<string, unknown>): void {
+  if (context.disable_ai === true) return;
+  deps.models.resolveCandidates({
+    modelTier: context.model_tier as 'small' | 'medium' | 'large' | undefined,
+    modelOverride: context.model_override as string | undefined,
+    providerOverride: context.provider_override as string | undefined,
+  });
+}
+
+function pickOptions(input: SubmitTaskInput): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const key of ['max_iterations', 'max_concurrent_agents', 'enable_verification', 'skill', 'research_strategy'] as const) {
+    if (input[key] !== undefined) options[key] = input[key];
+  }
+  return options;
+}

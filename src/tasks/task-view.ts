@@ -1,0 +1,102 @@
+import type { TaskRow } from '../db/schema.ts';
+import type { TaskViewBody } from './schemas.ts';
+import type { UsageBreakdownRow } from './queries.ts';
+import { isTerminal, toStatusName } from './status-names.ts';
+
+type OwnedTask = TaskRow & { session_external_id: string | null };
+
+/** GET /api/v1/tasks/{id} (spec 2.5), with `unified_response` (2.6) and the per-model breakdown. */
+export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[]): TaskViewBody {
+  const usage = sumUsage(breakdown);
+  const status = toStatusName(task.status);
+  const result = task.result ?? '';
+  const mode = task.mode ?? task.requested_mode;
+  const metadata = { ...task.metadata, model_breakdown: toModelBreakdown(breakdown, usage.cost_usd) };
+  const primary = breakdown[0];
+  const view: TaskViewBody = {
+    task_id: task.id,
+    workflow_id: task.id,
+    status,
+    result,
+    metadata,
+    error: task.error ?? '',
+    created_at: task.created_at.toISOString(),
+    updated_at: task.updated_at.toISOString(),
+    query: task.query,
+    session_id: task.session_external_id ?? task.session_id,
+    context: task.context,
+    mode,
+    model_used: task.model_used ?? primary?.model ?? '',
+    provider: task.provider ?? primary?.provider ?? '',
+    usage: {
+      total_tokens: usage.total_tokens,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      estimated_cost: usage.cost_usd,
+    },
+    unified_response: {
+      task_id: task.id,
+      session_id: task.session_external_id ?? task.session_id,
+      status,
+      result,
+      metadata: {
+        model: task.model_used ?? primary?.model ?? null,
+        execution_mode: mode,
+        complexity_score: task.complexity_score,
+        agents_used: task.agents_used,
+      },
+      usage,
+      performance: { execution_time_ms: executionTimeMs(task) },
+      stop_reason: isTerminal(task.status) ? task.status.toLowerCase() : null,
+      error: task.error,
+      timestamp: (task.completed_at ?? task.updated_at).toISOString(),
+    },
+  };
+  const parsed = parseJsonResult(result);
+  if (parsed !== undefined) view.response = parsed;
+  return view;
+}
+
+function sumUsage(rows: UsageBreakdownRow[]) {
+  const total = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 };
+  for (const row of rows) {
+    total.input_tokens += row.input_tokens;
+    total.output_tokens += row.output_tokens;
+    total.total_tokens += row.total_tokens;
+    total.cost_usd += row.cost_usd;
+  }
+  total.cost_usd = roundUsd(total.cost_usd);
+  return total;
+}
+
+function toModelBreakdown(rows: UsageBreakdownRow[], totalCost: number) {
+  return rows.map((row) => ({
+    model: row.model,
+    provider: row.provider,
+    executions: row.executions,
+    tokens: row.total_tokens,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    cost_usd: roundUsd(row.cost_usd),
+    percentage: totalCost > 0 ? Math.round((row.cost_usd / totalCost) * 100) : 0,
+  }));
+}
+
+function executionTimeMs(task: TaskRow): number | null {
+  if (!task.started_at) return null;
+  const end = task.completed_at ?? new Date();
+  return Math.max(0, end.getTime() - task.started_at.getTime());
+}
+
+/** `response` is present only when the result is a JSON object or array (spec 2.5). */
+function parseJsonResult(result: string): unknown {
+  const trimmed = result.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+}
+
+export const roundUsd = (value: number) => Math.round(value * 1e8) / 1e8;

@@ -1,0 +1,36 @@
+import type { Config } from '../config.ts';
+import type { TaskSnapshot } from './task-snapshot.ts';
+
+export class TaskTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`task exceeded its time limit of ${seconds} s`);
+    this.name = 'TaskTimeoutError';
+  }
+}
+
+export class AgentTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`agent exceeded its execution limit of ${seconds} s (AGENT_TIMEOUT_SECONDS)`);
+    this.name = 'AgentTimeoutError';
+  }
+}
+
+/**
+ * Runs `work` with a signal that aborts at the task's wall-clock deadline or the agent limit,
+ * whichever comes first; an aborted call surfaces as the timeout error itself.
+ */
+export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapshot, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const untilDeadline = Math.max(0, task.deadlineMs - Date.now());
+  const agentLimitMs = config.agentTimeoutSeconds * 1000;
+  const controller = new AbortController();
+  const timer = untilDeadline <= agentLimitMs
+    ? setTimeout(() => controller.abort(new TaskTimeoutError(config.taskTimeoutSeconds)), untilDeadline)
+    : setTimeout(() => controller.abort(new AgentTimeoutError(config.agentTimeoutSeconds)), agentLimitMs);
+  try {
+    return await work(controller.signal);
+  } catch (error) {
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,18 @@
+import type { Deps } from '../deps.ts';
+import { callAgent } from './call-agent.ts';
+import { loadSessionHistory } from './session-history.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+import type { TaskOutcome } from './task-lifecycle.ts';
+import type { TaskSnapshot } from './task-snapshot.ts';
+
+export const SIMPLE_AGENT_ID = 'simple-agent';
+
+/** One agent answers with the session's recent history and the task's system prompt (spec 1.5 of the reference). */
+export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  const answer = await callAgent(deps, task, async () => ({
+    agentId: SIMPLE_AGENT_ID,
+    system: buildSystemPrompt(task.context),
+    messages: [...await loadSessionHistory(deps.db, task), { role: 'user', content: task.query }],
+  }), 'simple-agent');
+  return { mode: 'simple', answer, agentsUsed: 1, complexityScore: null };
+}

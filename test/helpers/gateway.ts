@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before } from 'node:test';
+import pg from 'pg';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface Gateway {
+  url: string;
+  databaseUrl: string;
+  /** A client on the gateway's own database, for assertions on what was (not) written. */
+  sql: pg.Pool;
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpAnswer>;
+  /** Sends a raw body (malformed JSON, wrong content type...). */
+  requestRaw(method: string, path: string, body: string, headers?: Record<string, string>): Promise<HttpAnswer>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  restart(): Promise<void>;
+  output(): string;
+}
+
+/** Anything that runs cleanups when the test ends: a TestContext, or the registry of `useGateway`. */
+export interface Cleanup { after(fn: () => Promise<void> | void): void }
+
+export interface GatewayOptions {
+  env?: Record<string, string>;
+  /** Reuse another gateway's database (a second process on the same Postgres). */
+  databaseUrl?: string;
+}
+
+/** Creates a fresh database, spawns `src/main.ts serve` on it with this Node, and waits for readiness. */
+export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Promise<Gateway> {
+  const databaseUrl = options.databaseUrl ?? await createTestDatabase(t);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const sqlPool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  let child: ChildProcess | undefined;
+  let log = '';
+
+  const launch = async () => {
+    child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH, HOME: process.env.HOME,
+        DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk) => { log += chunk; });
+    child.stderr!.on('data', (chunk) => { log += chunk; });
+    await waitForReady(url, child, () => log);
+  };
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  };
+
+  await launch();
+  t.after(async () => {
+    await kill('SIGTERM');
+    await sqlPool.end();
+  });
+  const send = (method: string, requestPath: string, body: string | undefined, headers: Record<string, string>) =>
+    fetch(url + requestPath, { method, body, headers }).then(toAnswer);
+  return {
+    url,
+    databaseUrl,
+    sql: sqlPool,
+    request: (method, requestPath, body, headers = {}) => send(method, requestPath,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? headers : { 'content-type': 'application/json', ...headers }),
+    requestRaw: (method, requestPath, body, headers = {}) => send(method, requestPath, body, headers),
+    kill,
+    restart: async () => { await kill('SIGTERM'); await launch(); },
+    output: () => log,
+  };
+}
+
+/** Starts one gateway for a `describe` block (before all its tests) and stops it after them. */
+export function useGateway(options: GatewayOptions = {}): () => Gateway {
+  let gateway: Gateway | undefined;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  before(async () => { gateway = await startGateway({ after: (fn) => cleanups.push(fn) }, options); });
+  after(async () => { for (const cleanup of cleanups.reverse()) await cleanup(); });
+  return () => gateway!;
+}
+
+async function toAnswer(response: Response): Promise<HttpAnswer> {
+  const text = await response.text();
+  let body: unknown = text;
+  try { body = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+async function waitForReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const response = await fetch(`${url}/readiness`);
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    await sleep(100);
+  }
+  throw new Error(`gateway not ready after 60 s:\n${output()}`);
+}
+
+/** A new empty database on the test Postgres server; dropped when the test ends. */
+export async function createTestDatabase(t: Cleanup): Promise<string> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test` (its global setup provides Postgres)');
+  const name = `agentgate_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  t.after(async () => {
+    const cleanup = new pg.Client({ connectionString: adminUrl });
+    await cleanup.connect();
+    try {
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+    } finally {
+      await cleanup.end();
+    }
+  });
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${name}`;
+  return databaseUrl.toString();
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  return port;
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(description: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${description}${last ? `: ${String(last)}` : ''}`);
+}
+
+/** Waits until the task reaches a terminal status and returns its status body. */
+export async function waitForTask(gateway: Gateway, taskId: string, timeoutMs = 20_000): Promise<any> {
+  return waitFor(`task ${taskId} to finish`, async () => {
+    const answer = await gateway.request('GET', `/api/v1/tasks/${taskId}`);
+    const terminal = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].map((status) => `TASK_STATUS_${status}`);
+    return terminal.includes(answer.body.status) ? answer.body : undefined;
+  }, timeoutMs);
+}

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useGateway, waitForTask } from '../helpers/gateway.ts';
+
+describe('task submission and reads', () => {
+  const gateway = useGateway();
+
+  const countTasks = async () => Number((await gateway().sql.query('select count(*) from tasks')).rows[0].count);
+
+  it('a submitted task completes with its result, model, provider, usage and cost', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'What is the capital of France?' });
+    assert.equal(submitted.status, 200);
+    assert.equal(submitted.body.status, 'STATUS_CODE_OK');
+    assert.match(submitted.body.task_id, /^[0-9a-f-]{36}$/);
+    assert.equal(submitted.headers.get('x-workflow-id'), submitted.body.task_id);
+    assert.match(submitted.headers.get('x-session-id') ?? '', /^[0-9a-f-]{36}$/);
+
+    const task = await waitForTask(gateway(), submitted.body.task_id);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+    assert.equal(task.workflow_id, task.task_id);
+    assert.match(task.result, /Mock answer to "What is the capital of France\?"/);
+    assert.equal(task.model_used, 'mock-small');
+    assert.equal(task.provider, 'mock');
+    assert.equal(task.mode, 'simple');
+    assert.equal(task.error, '');
+    assert.ok(task.usage.input_tokens > 0 && task.usage.output_tokens > 0);
+    assert.equal(task.usage.total_tokens, task.usage.input_tokens + task.usage.output_tokens);
+    assert.ok(task.usage.estimated_cost > 0);
+    assert.equal(task.metadata.model_breakdown.length, 1);
+    assert.equal(task.metadata.model_breakdown[0].percentage, 100);
+    assert.equal(task.unified_response.usage.total_tokens, task.usage.total_tokens);
+    assert.equal(task.unified_response.metadata.execution_mode, 'simple');
+    assert.equal(task.unified_response.stop_reason, 'completed');
+    assert.equal(task.response, undefined, 'a plain-text result has no parsed response');
+  });
+
+  it('records the events of the simple workflow in order with gap-free seq', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'list the events' });
+    await waitForTask(gateway(), submitted.body.task_id);
+    const { rows } = await gateway().sql.query('select seq, type, agent_id, stream_id from task_events where task_id = $1 order by seq', [submitted.body.task_id]);
+    assert.deepEqual(rows.map((row) => row.seq), rows.map((_, index) => index + 1));
+    const types = rows.map((row) => row.type).filter((type) => type !== 'LLM_PARTIAL');
+    assert.deepEqual(types, ['WORKFLOW_STARTED', 'AGENT_STARTED', 'LLM_PROMPT', 'AGENT_COMPLETED', 'LLM_OUTPUT', 'WORKFLOW_COMPLETED', 'STREAM_END']);
+    assert.ok(rows.some((row) => row.type === 'LLM_PARTIAL'), 'token deltas are recorded');
+    assert.equal(rows.find((row) => row.type === 'LLM_OUTPUT').agent_id, 'final_output');
+    const streamIds = rows.map((row) => row.stream_id.split('-').map(Number));
+    for (let index = 1; index < streamIds.length; index += 1) {
+      const [ms, n] = streamIds[index];
+      const [previousMs, previousN] = streamIds[index - 1];
+      assert.ok(ms > previousMs || (ms === previousMs && n > previousN), 'stream ids strictly increase');
+    }
+  });
+
+  it('fills ${var} placeholders of context.system_prompt from prompt_params', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', {
+      query: 'hello',
+      context: { system_prompt: 'Speak like ${persona} always', prompt_params: { persona: 'Pirate' } },
+    });
+    const task = await waitForTask(gateway(), submitted.body.task_id);
+    assert.match(task.result, /Speak like Pirate/);
+  });
+
+  it('a second task in a custom-id session receives the first turn as history', async () => {
+    const sessionId = `chat-${Date.now()}`;
+    const first = await gateway().request('POST', '/api/v1/tasks', { query: 'My name is Ada', session_id: sessionId });
+    assert.equal(first.headers.get('x-session-id'), sessionId);
+    await waitForTask(gateway(), first.body.task_id);
+    const second = await gateway().request('POST', '/api/v1/tasks', { query: 'What is my name?', session_id: sessionId });
+    const task = await waitForTask(gateway(), second.body.task_id);
+    assert.equal(task.session_id, sessionId);
+    assert.equal(task.context.external_id, sessionId);
+    assert.match(task.result, /after 2 earlier messages/);
+    assert.match(task.result, /My name is Ada|Mock answer to/);
+  });
+
+  it('top-level model controls override context ones and are stored in context', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', {
+      query: 'tiers', model_tier: 'large', context: { model_tier: 'small' }, max_iterations: 7, enable_verification: true,
+    });
+    const task = await waitForTask(gateway(), submitted.body.task_id);
+    assert.equal(task.context.model_tier, 'large');
+    assert.equal(task.model_used, 'mock-large');
+  });
+
+  const badSubmissions: Array<[string, unknown, RegExp]> = [
+    ['missing query', { context: {} }, /query is required/],
+    ['blank query', { query: '   ' }, /query is required/],
+    ['query of the wrong type', { query: 42 }, /query/],
+    ['disable_ai with a top-level model control', { query: 'x', model_tier: 'small', context: { disable_ai: true } }, /disable_ai/],
+    ['disable_ai with a context model control', { query: 'x', context: { disable_ai: true, model_override: 'mock-small' } }, /disable_ai/],
+    ['max_iterations below range', { query: 'x', max_iterations: 0 }, /max_iterations/],
+    ['max_iterations above range', { query: 'x', max_iterations: 51 }, /max_iterations/],
+    ['max_iterations as a string', { query: 'x', max_iterations: '5' }, /max_iterations/],
+    ['max_concurrent_agents above range', { query: 'x', max_concurrent_agents: 21 }, /max_concurrent_agents/],
+    ['iterative_max_iterations above range', { query: 'x', context: { iterative_max_iterations: 6 } }, /iterative_max_iterations/],
+    ['unknown mode', { query: 'x', mode: 'turbo' }, /mode.*simple, standard, complex, supervisor/],
+    ['unknown model tier', { query: 'x', model_tier: 'huge' }, /model_tier/],
+    ['unknown research strategy', { query: 'x', research_strategy: 'wild' }, /research_strategy/],
+    ['unknown model override', { query: 'x', model_override: 'gpt-nonexistent' }, /unknown model/],
+    ['unknown provider override', { query: 'x', provider_override: 'nobody' }, /unknown provider/],
+    ['a provider without credentials', { query: 'x', provider_override: 'openai' }, /OPENAI_API_KEY/],
+    ['unknown role', { query: 'x', context: { role: 'wizard' } }, /unknown role/],
+    ['template and template_name together', { query: 'x', context: { template: 'a', template_name: 'b' } }, /not both/],
+    ['session id with forbidden characters', { query: 'x', session_id: '../../etc/passwd' }, /session_id/],
+    ['context that is not an object', { query: 'x', context: 'nope' }, /context/],
+    ['malformed skill', { query: 'x', skill: 'bad skill@@' }, /skill/],
+  ];
+  for (const [name, body, message] of badSubmissions) {
+    it(`answers 400 and writes nothing for ${name}`, async () => {
+      const before = await countTasks();
+      const answer = await gateway().request('POST', '/api/v1/tasks', body);
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(typeof answer.body.error, 'string');
+      assert.match(answer.body.error, message);
+      assert.equal(await countTasks(), before);
+    });
+  }
+
+  it('answers 400 for malformed JSON, 415 for a non-JSON body and 413 for an oversize body', async () => {
+    const before = await countTasks();
+    const malformed = await gateway().requestRaw('POST', '/api/v1/tasks', '{"query": "x",', { 'content-type': 'application/json' });
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.body.error, /invalid JSON/);
+    const text = await gateway().requestRaw('POST', '/api/v1/tasks', 'query=x', { 'content-type': 'text/plain' });
+    assert.equal(text.status, 415);
+    const huge = await gateway().request('POST', '/api/v1/tasks', { query: 'x'.repeat(2_000_000) });
+    assert.equal(huge.status, 413);
+    assert.equal(typeof huge.body.error, 'string');
+    assert.equal(await countTasks(), before);
+  });
+
+  it('POST /api/v1/tasks/stream answers 201 with the stream url', async () => {
+    const answer = await gateway().request('POST', '/api/v1/tasks/stream', { query: 'stream me' });
+    assert.equal(answer.status, 201);
+    assert.equal(answer.body.workflow_id, answer.body.task_id);
+    assert.equal(answer.body.stream_url, `/api/v1/stream/sse?workflow_id=${answer.body.task_id}`);
+    assert.equal(answer.headers.get('x-workflow-id'), answer.body.task_id);
+    assert.ok(answer.headers.get('x-session-id'));
+    await waitForTask(gateway(), answer.body.task_id);
+  });
+
+  it('an unknown task answers 404 and a malformed id 400', async () => {
+    const missing = await gateway().request('GET', '/api/v1/tasks/3f1b6a4e-1111-4222-8333-944455556666');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.body, { error: 'Task not found' });
+    const malformed = await gateway().request('GET', '/api/v1/tasks/not-a-uuid');
+    assert.equal(malformed.status, 400);
+  });
+});

@@ -1,0 +1,123 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { costUsd } from '../../../src/llm/cost.ts';
+import { loadModelCatalog } from '../../../src/llm/model-catalog.ts';
+import { createModelRegistry } from '../../../src/llm/provider-registry.ts';
+import { streamModelText } from '../../../src/llm/stream-model-text.ts';
+import { start, type StandInOptions } from '../../fixtures/openai-stand-in.ts';
+
+const catalog = loadModelCatalog(new URL('../../../config/models.yaml', import.meta.url).pathname);
+const messages = [{ role: 'user' as const, content: 'Say hello' }];
+
+async function startStandIn(t: TestContext, options: StandInOptions = {}) {
+  const standIn = await start(options);
+  t.after(() => standIn.close());
+  return standIn;
+}
+
+test('the mock answers when no provider is configured, with deltas, usage and cost', async () => {
+  const registry = createModelRegistry(catalog, {});
+  const deltas: string[] = [];
+  const onDelta = (text: string) => deltas.push(text);
+  const result = await streamModelText(registry, { selection: {}, system: 'Be brief.', messages, onDelta });
+  assert.equal(result.text, 'System prompt "Be brief.". Mock answer to "Say hello" after 0 earlier messages.');
+  assert.equal(deltas.join(''), result.text);
+  assert.deepEqual([result.provider, result.model], ['mock', 'mock-small']);
+  assert.equal(result.inputTokens, Math.ceil(('Be brief.' + 'Say hello').length / 4));
+  assert.equal(result.outputTokens, deltas.length);
+  const mockSmall = catalog.models.find((model) => model.name === 'mock-small')!;
+  assert.equal(result.costUsd, costUsd(mockSmall, result.inputTokens, result.outputTokens));
+  assert.ok(result.costUsd > 0);
+});
+
+test('an OpenAI-compatible server is called with the configured model id and its usage recorded', async (t) => {
+  const standIn = await startStandIn(t, { answer: 'Hello from the local model.' });
+  const registry = createModelRegistry(catalog, {
+    OPENAI_COMPATIBLE_BASE_URL: `${standIn.url}/v1`,
+    OPENAI_COMPATIBLE_MODEL: 'qwen-7b',
+  });
+  const deltas: string[] = [];
+  const onDelta = (text: string) => deltas.push(text);
+  const selection = { modelTier: 'medium' };
+  const result = await streamModelText(registry, { selection, system: 'Be brief.', messages, onDelta });
+  assert.deepEqual(result, {
+    text: 'Hello from the local model.', model: 'local-medium', provider: 'openai_compatible',
+    inputTokens: 11, outputTokens: 7, costUsd: 0,
+  });
+  assert.deepEqual(deltas, ['Hello ', 'from ', 'the ', 'local ', 'model.']);
+  const [request] = standIn.requests;
+  assert.equal(request.path, '/v1/chat/completions');
+  assert.equal(request.body.model, 'qwen-7b');
+  assert.equal(request.body.stream, true);
+  assert.deepEqual(request.body.stream_options, { include_usage: true });
+  assert.deepEqual(request.body.messages,
+    [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }]);
+});
+
+test('a provider failing before any text falls back to the next candidate after one retry', async (t) => {
+  const failing = await startStandIn(t, { failWithStatus: 500 });
+  const working = await startStandIn(t, { answer: 'Fallback answer.' });
+  const registry = createModelRegistry(catalog, {
+    OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1`,
+    OLLAMA_BASE_URL: `${working.url}/v1`,
+  });
+  const result = await streamModelText(registry, { selection: {}, messages });
+  assert.deepEqual([result.provider, result.model, result.text], ['ollama', 'ollama-small', 'Fallback answer.']);
+  assert.equal(failing.requests.length, 2);
+  assert.equal(working.requests[0].body.model, 'llama3.2');
+});
+
+test('when every candidate fails, the error is thrown', async (t) => {
+  const failing = await startStandIn(t, { failWithStatus: 500 });
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1` });
+  await assert.rejects(streamModelText(registry, { selection: {}, messages }), /stand-in failure/);
+});
+
+test('a failure after text was delivered is rethrown without trying another provider', async (t) => {
+  const breaking = await startStandIn(t, { answer: 'One two three four.', breakAfterWords: 2 });
+  const spare = await startStandIn(t);
+  const registry = createModelRegistry(catalog, {
+    OPENAI_COMPATIBLE_BASE_URL: `${breaking.url}/v1`,
+    OLLAMA_BASE_URL: `${spare.url}/v1`,
+  });
+  const deltas: string[] = [];
+  const onDelta = (text: string) => deltas.push(text);
+  await assert.rejects(streamModelText(registry, { selection: {}, messages, onDelta }));
+  assert.deepEqual(deltas, ['One ', 'two ']);
+  assert.equal(spare.requests.length, 0);
+});
+
+test('an abort mid-answer rejects with an AbortError after partial deltas', async () => {
+  const registry = createModelRegistry(catalog, {});
+  const controller = new AbortController();
+  const deltas: string[] = [];
+  const call = streamModelText(registry, {
+    selection: {},
+    messages,
+    mockDelayMs: 300,
+    abortSignal: controller.signal,
+    onDelta: (text) => {
+      deltas.push(text);
+      controller.abort();
+    },
+  });
+  await assert.rejects(call, { name: 'AbortError' });
+  assert.equal(deltas.length, 1);
+});
+
+test('an abort before the first delta rejects promptly and tries no other candidate', async () => {
+  const registry = createModelRegistry(catalog, {});
+  const controller = new AbortController();
+  const started = performance.now();
+  setTimeout(() => controller.abort(), 50);
+  const abortSignal = controller.signal;
+  const call = streamModelText(registry, { selection: {}, messages, mockDelayMs: 60_000, abortSignal });
+  await assert.rejects(call, { name: 'AbortError' });
+  assert.ok(performance.now() - started < 1000);
+});
+
+test('selection errors surface before any call', async () => {
+  const registry = createModelRegistry(catalog, {});
+  await assert.rejects(streamModelText(registry, { selection: { modelOverride: 'gpt-9' }, messages }),
+    { statusCode: 400, message: 'unknown model: gpt-9' });
+});
