@@ -25,7 +25,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
     requestIdLogLabel: 'request_id',
-    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
     keepAliveTimeout: 60_000,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();

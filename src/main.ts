@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
 import type { Deps } from './deps.ts';
-import { enqueueTaskWorkflow, launchEngine, shutdownEngine } from './engine/engine.ts';
+import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
@@ -24,7 +24,11 @@ async function main(argv: string[]): Promise<void> {
 
 async function migrate(config: Readonly<Config>, logger: Logger): Promise<void> {
   const connection = await connectDatabase(config, logger);
-  await connection.close();
+  try {
+    await migrateEngine(connection.url);
+  } finally {
+    await connection.close();
+  }
   logger.info('migrations applied');
 }
 

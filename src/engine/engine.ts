@@ -59,3 +59,8 @@ export async function isEngineHealthy(): Promise<boolean> {
 export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<void>, taskId: string): Promise<void> {
   await DBOS.startWorkflow(workflow, { workflowID: taskId, queueName: TASK_QUEUE })(taskId);
 }
+
+/** Creates or upgrades the engine's own tables (schema `dbos`) without launching it. */
+export async function migrateEngine(databaseUrl: string): Promise<void> {
+  await DBOS.migrate(databaseUrl);
+}

@@ -36,18 +36,22 @@ export async function streamModelText(
   registry: ModelRegistry,
   request: StreamModelTextRequest,
 ): Promise<ModelTextResult> {
-  let lastError: unknown;
+  const failures: string[] = [];
   for (const candidate of registry.resolveCandidates(request.selection)) {
     const progress = { hasDeliveredText: false };
     try {
       return await streamCandidate(candidate, request, progress);
     } catch (error) {
-      if (progress.hasDeliveredText || request.abortSignal?.aborted) throw error;
-      lastError = error;
+      if (request.abortSignal?.aborted) throw error;
+      const failure = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${errorMessage(error)}`;
+      if (progress.hasDeliveredText) throw new Error(`model call failed mid-answer (${failure})`, { cause: error });
+      failures.push(failure);
     }
   }
-  throw lastError;
+  throw new Error(`model call failed (${failures.join('; ')})`);
 }
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function streamCandidate(
   { catalogModel, languageModel }: ModelCandidate,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,32 +35,41 @@ export interface Cleanup { after(fn: () => Promise<void> | void): void }
 
 export interface GatewayOptions {
   env?: Record<string, string>;
+  /** Run on the embedded Postgres in this DATA_DIR (the `npm start` footprint) instead of a test database. */
+  embedded?: { dataDir: string; port: number };
   /** Reuse another gateway's database (a second process on the same Postgres). */
   databaseUrl?: string;
+  /** The /readiness status that means "started" (a test of an unready gateway waits for 503). */
+  readinessStatus?: number;
 }
 
 /** Creates a fresh database, spawns `src/main.ts serve` on it with this Node, and waits for readiness. */
 export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Promise<Gateway> {
-  const databaseUrl = options.databaseUrl ?? await createTestDatabase(t);
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const databaseUrl = options.embedded ? '' : options.databaseUrl ?? await createTestDatabase({ after: (fn) => cleanups.push(fn) });
+  const databaseEnv: Record<string, string> = options.embedded
+    ? { DATA_DIR: options.embedded.dataDir, EMBEDDED_PG_PORT: String(options.embedded.port) }
+    : { DATABASE_URL: databaseUrl };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const sqlPool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  const sqlPool = new pg.Pool({ ...(options.embedded ? embeddedConnection(options.embedded) : { connectionString: databaseUrl }), max: 3 });
+  sqlPool.on('error', () => {});
   let child: ChildProcess | undefined;
   let log = '';
 
   const launch = async () => {
-    child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    const started = spawn(process.execPath, ['src/main.ts', 'serve'], {
       cwd: ROOT,
       env: {
-        PATH: process.env.PATH, HOME: process.env.HOME,
-        DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-        ...options.env,
+        PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,
+        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (chunk) => { log += chunk; });
-    child.stderr!.on('data', (chunk) => { log += chunk; });
-    await waitForReady(url, child, () => log);
+    child = started;
+    started.stdout!.on('data', (chunk) => { log += chunk; });
+    started.stderr!.on('data', (chunk) => { log += chunk; });
+    await waitForReady(url, started, () => log, options.readinessStatus ?? 200);
   };
   const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -68,11 +78,13 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     await exited;
   };
 
-  await launch();
+  // Stop the server and our pool before the database is dropped.
   t.after(async () => {
     await kill('SIGTERM');
     await sqlPool.end();
+    for (const cleanup of cleanups) await cleanup();
   });
+  await launch();
   const send = (method: string, requestPath: string, body: string | undefined, headers: Record<string, string>) =>
     fetch(url + requestPath, { method, body, headers }).then(toAnswer);
   return {
@@ -86,6 +98,14 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     kill,
     restart: async () => { await kill('SIGTERM'); await launch(); },
     output: () => log,
+  };
+}
+
+/** The embedded server's password file exists only after its first start, hence the lazy password. */
+function embeddedConnection(embedded: { dataDir: string; port: number }): pg.PoolConfig {
+  return {
+    host: '127.0.0.1', port: embedded.port, user: 'postgres', database: 'agentgate',
+    password: () => readFile(path.join(embedded.dataDir, 'postgres-password'), 'utf8').then((text) => text.trim()),
   };
 }
 
@@ -105,13 +125,13 @@ async function toAnswer(response: Response): Promise<HttpAnswer> {
   return { status: response.status, headers: response.headers, body, text };
 }
 
-async function waitForReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitForReady(url: string, child: ChildProcess, output: () => string, expectedStatus: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${output()}`);
     try {
       const response = await fetch(`${url}/readiness`);
-      if (response.status === 200) return;
+      if (response.status === expectedStatus) return;
     } catch { /* not listening yet */ }
     await sleep(100);
   }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import { useGateway } from '../helpers/gateway.ts';
 
 describe('probes, OpenAPI document and HTTP hygiene', () => {
@@ -60,5 +63,28 @@ describe('probes, OpenAPI document and HTTP hygiene', () => {
     const answer = await gateway().request('GET', '/api/v1/nothing-here');
     assert.equal(answer.status, 404);
     assert.equal(typeof answer.body.error, 'string');
+  });
+});
+
+describe('readiness with an unusable model configuration', () => {
+  const catalog = path.join(os.tmpdir(), `agentgate-models-${process.pid}.yaml`);
+  writeFileSync(catalog, [
+    'default_tier: small',
+    'providers:',
+    '  openai: { kind: openai, api_key_env: OPENAI_API_KEY }',
+    '  mock: { kind: mock }',
+    'models:',
+    '  - { name: big-only, provider: openai, tier: large, priority: 1, context_window: 1000, max_output_tokens: 100, pricing: { input_per_million: 1, output_per_million: 1 } }',
+    '  - { name: mock-small, provider: mock, tier: small, priority: 9, context_window: 1000, max_output_tokens: 100, pricing: { input_per_million: 1, output_per_million: 1 } }',
+  ].join('\n'));
+  after(() => rmSync(catalog, { force: true }));
+  const gateway = useGateway({ env: { MODELS_CONFIG: catalog, OPENAI_API_KEY: 'sk-test-not-used' }, readinessStatus: 503 });
+
+  it('answers 503 naming the failing check', async () => {
+    const answer = await gateway().request('GET', '/readiness');
+    assert.equal(answer.status, 503);
+    assert.match(answer.body.status, /not ready: models/);
+    assert.match(answer.body.checks.models, /^failing: /);
+    assert.equal(answer.body.checks.database, 'ok');
   });
 });

@@ -1,0 +1,97 @@
+import { chmod, constants, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startChildServer, type ChildServer } from './child-server.ts';
+import { freePort } from './free-port.ts';
+import { isPostmasterRunning, readPostmasterPid, stopPostmaster } from '../../src/db/postmaster-process.ts';
+
+/** Settings the caller may tune for an experiment; they are passed on to the gateway when set. */
+const PASSED_SETTINGS = ['WORKER_CONCURRENCY', 'DB_POOL_SIZE'] as const;
+const READY_TIMEOUT_MS = 120_000;
+
+export interface Gateway extends ChildServer {
+  dataDir: string;
+  /** `<dataDir>/postgres`, where the postmaster writes its pid. */
+  clusterDir: string;
+  databaseUrl: string;
+  settings: Record<string, string>;
+}
+
+export interface GatewayOptions {
+  root: string;
+  /** Directory for `--cpu-prof` output, or undefined for no profile. */
+  profileDir: string | undefined;
+}
+
+/**
+ * Runs `src/main.ts serve` on a new embedded Postgres in a temporary DATA_DIR, on free ports.
+ * `stop()` ends the gateway (which stops its Postgres) and removes the directory.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const dataDir = await createDataDir();
+  const [port, postgresPort] = [await freePort(), await freePort()];
+  const settings = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
+  let server: ChildServer;
+  try {
+    server = await startChildServer({
+      script: 'src/main.ts',
+      args: ['serve'],
+      nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
+      cwd: options.root,
+      // Only what the gateway needs: no provider credentials, so the mock provider answers every task.
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
+        HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort),
+        LOG_LEVEL: 'warn', ...settings,
+      },
+      port,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+    });
+  } catch (error) {
+    await stopLeftoverPostgres(path.join(dataDir, 'postgres'));
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const databaseUrl = await embeddedDatabaseUrl(dataDir, postgresPort);
+  const clusterDir = path.join(dataDir, 'postgres');
+  const stop = async () => {
+    await server.stop();
+    await stopLeftoverPostgres(clusterDir);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { ...server, stop, dataDir, clusterDir, databaseUrl, settings };
+}
+
+/**
+ * Postgres refuses to run as root, so the embedded package runs it as the `postgres` user: the data
+ * directory and every directory above it must be enterable by that user.
+ */
+async function createDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-bench-'));
+  await chmod(dataDir, 0o755);
+  for (let directory = path.dirname(dataDir); directory !== path.dirname(directory); directory = path.dirname(directory)) {
+    await checkTraversable(directory);
+  }
+  return dataDir;
+}
+
+async function checkTraversable(directory: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const { mode } = await stat(directory);
+  if ((mode & constants.S_IXOTH) === 0) {
+    throw new Error(`${directory} is not world-traversable (chmod o+x it, or set TMPDIR): postgres runs as another user`);
+  }
+}
+
+/** A gateway that had to be killed leaves its Postgres running; it must go before its directory does. */
+async function stopLeftoverPostgres(clusterDir: string): Promise<void> {
+  const postmaster = await readPostmasterPid(clusterDir);
+  if (postmaster && await isPostmasterRunning(postmaster.pid, clusterDir)) await stopPostmaster(postmaster.pid, clusterDir);
+}
+
+/** The gateway prints no database URL; it is rebuilt the way src/db/embedded-postgres.ts builds it. */
+async function embeddedDatabaseUrl(dataDir: string, port: number): Promise<string> {
+  const passwordPath = path.join(dataDir, 'postgres-password');
+  const password = (await readFile(passwordPath, 'utf8')).trim();
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/agentgate`;
+}

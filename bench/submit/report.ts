@@ -1,0 +1,124 @@
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import type { LoadResult } from './load.ts';
+import type { CompletionSummary } from './task-completions.ts';
+
+export const TARGETS = { submissionsPerSecond: 2_000, p99Ms: 50, completedPerSecond: 150 } as const;
+
+export interface ScenarioResult {
+  name: string;
+  load: LoadResult;
+  completions?: CompletionSummary & { isDrained: boolean };
+  /** Percent of one core over the load window; the machine has os.cpus().length of them. */
+  cpu: { server: number; postgres: number; bench: number };
+}
+
+export interface RunDescription {
+  date: Date;
+  commit: string;
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  settings: Record<string, string>;
+}
+
+export function formatResultsTable(scenarios: ScenarioResult[]): string {
+  const header = '| scenario | submissions/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors | tasks completed/s | completed/s during load | first submit → last completion s | task latency p50 / p99 ms |';
+  const rows = scenarios.map(({ name, load, completions }) => `| ${name} | ${[
+    fixed(load.submissionsPerSecond, 0), fixed(load.latency.p50, 1), fixed(load.latency.p90, 1), fixed(load.latency.p99, 1),
+    fixed(load.latency.max, 1), load.non2xx, load.errors,
+    completions ? fixed(completions.completedPerSecond, 0) : '—',
+    completions ? fixed(completions.completedPerSecondDuringLoad, 0) : '—',
+    completions ? fixed(completions.drainSeconds, 1) + (completions.isDrained ? '' : ' (cap hit)') : '—',
+    completions ? `${fixed(completions.latency.p50, 0)} / ${fixed(completions.latency.p99, 0)}` : '—',
+  ].join(' | ')} |`);
+  return [header, `|${' --- |'.repeat(12)}`, ...rows].join('\n');
+}
+
+export function formatCpuTable(scenarios: ScenarioResult[]): string {
+  const rows = scenarios.map(({ name, cpu }) => `| ${name} | ${fixed(cpu.server, 0)} % | ${fixed(cpu.postgres, 0)} % | ${fixed(cpu.bench, 0)} % |`);
+  return ['| scenario | server (node) | postgres (all backends) | load generator |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** One line per target, saying plainly whether this run met it. */
+export function formatTargets(gateway: ScenarioResult): string[] {
+  const { load, completions } = gateway;
+  const isSubmitMet = load.submissionsPerSecond >= TARGETS.submissionsPerSecond && load.latency.p99 <= TARGETS.p99Ms && load.non2xx === 0;
+  const completed = completions?.completedPerSecond ?? 0;
+  return [
+    `- ≥ ${TARGETS.submissionsPerSecond} submissions/s at p99 ≤ ${TARGETS.p99Ms} ms: **${isSubmitMet ? 'met' : 'not met'}** `
+      + `(${fixed(load.submissionsPerSecond, 0)}/s, p99 ${fixed(load.latency.p99, 1)} ms, ${load.non2xx} non-2xx)`,
+    `- ≥ ${TARGETS.completedPerSecond} simple tasks completed/s: **${completed >= TARGETS.completedPerSecond ? 'met' : 'not met'}** `
+      + `(${fixed(completed, 0)}/s to the last completion, ${fixed(completions?.completedPerSecondDuringLoad ?? 0, 0)}/s during the load)`,
+  ];
+}
+
+export function formatSection(run: RunDescription, scenarios: ScenarioResult[]): string {
+  const gateway = scenarios[0];
+  const settings = Object.entries(run.settings).map(([name, value]) => `${name}=${value}`).join(', ') || 'gateway defaults';
+  const completions = gateway.completions;
+  return [
+    `## ${run.date.toISOString()} (commit ${run.commit})`,
+    '',
+    `${machineLine()}; ${run.connections} keep-alive clients, ${run.warmupSeconds} s warm-up, ${run.durationSeconds} s load; ${settings}.`,
+    completions ? `Gateway run: ${completions.submitted} tasks written, ${completions.completed} completed, ${completions.failed} failed.` : '',
+    '',
+    formatResultsTable(scenarios),
+    '',
+    'CPU during the load window, in percent of one core (the machine has ' + os.cpus().length + '):',
+    '',
+    formatCpuTable(scenarios),
+    '',
+    'Targets:',
+    '',
+    ...formatTargets(gateway),
+    '',
+  ].filter((line, index, lines) => line !== '' || lines[index - 1] !== '').join('\n') + '\n';
+}
+
+export async function appendSection(resultsPath: string, section: string): Promise<void> {
+  const existing = await readFile(resultsPath, 'utf8').catch(() => undefined);
+  if (existing === undefined) await writeFile(resultsPath, RESULTS_INTRO);
+  await appendFile(resultsPath, `\n${section}`);
+}
+
+export function machineLine(): string {
+  const model = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${os.cpus().length} cores (${model}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+
+const RESULTS_INTRO = `# Benchmarks
+
+## Submit path (\`bench/submit/run.ts\`)
+
+Rerun with \`npm run bench:submit\` (add \`-- --no-record\` to print without appending here). Each run appends
+a dated section below; nothing is averaged or edited by hand.
+
+What it measures, on one machine (2 cores, so the gateway, its Postgres and the load generator share them):
+
+- **Gateway.** The real gateway (\`src/main.ts serve\`) as a child process with LOG_LEVEL=warn, on a new
+  embedded Postgres in a temporary DATA_DIR (removed afterwards), mock model provider without delay.
+  After a 2 s warm-up (and once the warm-up's tasks are done), 64 keep-alive clients POST
+  \`/api/v1/tasks\` with small distinct queries for 10 s, each sending its next request as soon as the previous
+  one is answered (autocannon, in the benchmark's own process, against 127.0.0.1 only).
+  - *submissions/s*: 2xx answers per second; latencies are of 2xx answers, client side.
+  - *tasks completed/s*: COMPLETED tasks of the run / (last \`completed_at\` − first \`created_at\`), read
+    from the \`tasks\` table; the wait for the last task is capped at 120 s after the load.
+  - *completed/s during load*: tasks whose \`completed_at\` falls inside the 10 s load window, per second.
+  - *task latency*: \`completed_at − created_at\` of the run's completed tasks.
+- **Ceiling.** A bare Fastify server (\`bench/submit/ceiling-server.ts\`, child process, pool of 20 like the
+  gateway) whose one route does one \`INSERT\` into \`bench_ceiling\` (uuid, text, timestamptz) on the same
+  embedded Postgres, under the same 2 s + 10 s, 64-client load. It is what the submit path could reach if it
+  cost one insert.
+- CPU: user + system time of the server process, of all Postgres processes, and of the benchmark process,
+  over the load window, as a percentage of one core.
+
+Optional: \`WORKER_CONCURRENCY\` and \`DB_POOL_SIZE\` in the environment are passed to the gateway (and
+the pool size to the ceiling); \`BENCH_CPU_PROF=1\` writes a \`--cpu-prof\` profile of the gateway to
+\`bench/submit/profiles/\`.
+
+Targets on this 2-core machine: ≥ ${TARGETS.submissionsPerSecond} submissions/s at p99 ≤ ${TARGETS.p99Ms} ms, and ≥ ${TARGETS.completedPerSecond} simple tasks
+completed/s. Each section says whether its run met them.
+`;

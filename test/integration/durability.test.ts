@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+
+test('kill -9 with 20 tasks in flight: after a restart each completes exactly once', async (t) => {
+  const gateway = await startGateway(t);
+  const submissions = await Promise.all(Array.from({ length: 20 }, (_, index) =>
+    gateway.request('POST', '/api/v1/tasks', { query: `durable task ${index}`, context: { mock_delay_ms: 4000 } })));
+  const taskIds = submissions.map((answer) => answer.body.task_id as string);
+  assert.ok(submissions.every((answer) => answer.status === 200));
+
+  // Kill once some answers are streaming, so the crash lands mid-step.
+  await waitFor('tasks to be running', async () => {
+    const { rows } = await gateway.sql.query(`select count(*)::int as count from task_events where type = 'LLM_PARTIAL' and task_id = any($1)`, [taskIds]);
+    return rows[0].count >= 5 ? true : undefined;
+  });
+  await gateway.kill('SIGKILL');
+  const { rows: unfinished } = await gateway.sql.query(`select count(*)::int as count from tasks where status <> 'COMPLETED' and id = any($1)`, [taskIds]);
+  assert.ok(unfinished[0].count > 0, 'the crash interrupted tasks');
+  await gateway.restart();
+
+  for (const taskId of taskIds) {
+    const task = await waitForTask(gateway, taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+    assert.match(task.result, /Mock answer to "durable task/);
+  }
+  const { rows } = await gateway.sql.query(`
+    select t.id,
+      (select count(*)::int from usage_records u where u.task_id = t.id) as usage_rows,
+      (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'LLM_OUTPUT' and e.agent_id = 'final_output') as final_outputs,
+      (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'WORKFLOW_COMPLETED') as completions,
+      (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'STREAM_END') as stream_ends
+    from tasks t where t.id = any($1)`, [taskIds]);
+  assert.equal(rows.length, 20);
+  for (const row of rows) {
+    assert.deepEqual([row.usage_rows, row.final_outputs, row.completions, row.stream_ends], [1, 1, 1, 1], `task ${row.id}`);
+  }
+});
+
+test('a task row whose enqueue was lost to a crash is enqueued at start-up and completes', async (t) => {
+  const gateway = await startGateway(t);
+  const taskId = randomUUID();
+  const sessionId = randomUUID();
+  await gateway.sql.query(`insert into sessions (id, tenant_id, user_id, token_budget)
+    values ($1, '00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002', 1000)`, [sessionId]);
+  await gateway.sql.query(`insert into tasks (id, tenant_id, user_id, session_id, query, status)
+    values ($1, '00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002', $2, 'orphaned query', 'QUEUED')`, [taskId, sessionId]);
+  await gateway.kill('SIGKILL');
+  await gateway.restart();
+  const task = await waitForTask(gateway, taskId);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+  assert.match(task.result, /orphaned query/);
+});
