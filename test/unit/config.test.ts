@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+test('defaults give the embedded development footprint', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.dataDir, path.resolve('data'));
+  assert.equal(config.databaseUrl, undefined);
+  assert.equal(config.environment, 'development');
+  assert.equal(config.skipAuth, true);
+  assert.equal(config.agentTimeoutSeconds, 600);
+  assert.ok(Object.isFrozen(config));
+});
+
+test('every bad variable is reported at once, naming it', () => {
+  assert.throws(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' }), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /PORT/);
+    assert.match(error.message, /LOG_LEVEL/);
+    assert.match(error.message, /DATABASE_URL/);
+    return true;
+  });
+});
+
+test('skip-auth defaults off in production and follows GATEWAY_SKIP_AUTH otherwise', () => {
+  assert.equal(loadConfig({ GATEWAY_ENV: 'production' }).skipAuth, false);
+  assert.equal(loadConfig({ GATEWAY_SKIP_AUTH: '0' }).skipAuth, false);
+  assert.equal(loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db' }).port, 9000);
+});
+
+test('provider credentials are passed through for the model registry', () => {
+  const config = loadConfig({ OPENAI_API_KEY: 'sk-x', UNRELATED: 'y' });
+  assert.equal(config.providerEnv.OPENAI_API_KEY, 'sk-x');
+  assert.equal(config.providerEnv.UNRELATED, undefined);
+});

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TaskRow } from '../../../src/db/schema.ts';
+import { toTaskView } from '../../../src/tasks/task-view.ts';
+
+const baseTask: TaskRow & { session_external_id: string | null } = {
+  id: 't1', tenant_id: 'tn', user_id: 'u', session_id: 's-uuid', session_external_id: null, query: 'q',
+  requested_mode: null, mode: 'simple', context: {}, options: {}, status: 'COMPLETED', result: '{"a":1}', error: null,
+  metadata: {}, complexity_score: null, agents_used: 1, model_used: 'm1', provider: 'p1',
+  created_at: new Date(0), started_at: new Date(1000), completed_at: new Date(3500), updated_at: new Date(3500),
+};
+
+test('a JSON result is also returned parsed as `response`', () => {
+  assert.deepEqual(toTaskView(baseTask, []).response, { a: 1 });
+  assert.equal(toTaskView({ ...baseTask, result: 'plain {not json' }, []).response, undefined);
+  assert.equal(toTaskView({ ...baseTask, result: '{broken' }, []).response, undefined);
+});
+
+test('usage sums the breakdown and percentages share the cost', () => {
+  const view = toTaskView(baseTask, [
+    { provider: 'p1', model: 'm1', executions: 2, input_tokens: 100, output_tokens: 50, total_tokens: 150, cost_usd: 0.003 },
+    { provider: 'p2', model: 'm2', executions: 1, input_tokens: 10, output_tokens: 5, total_tokens: 15, cost_usd: 0.001 },
+  ]);
+  assert.deepEqual(view.usage, { total_tokens: 165, input_tokens: 110, output_tokens: 55, estimated_cost: 0.004 });
+  assert.deepEqual((view.metadata.model_breakdown as any[]).map((row) => row.percentage), [75, 25]);
+  assert.equal(view.unified_response.performance.execution_time_ms, 2500);
+  assert.equal(view.unified_response.stop_reason, 'completed');
+});
+
+test('the session id shown is the custom id when the session has one', () => {
+  assert.equal(toTaskView({ ...baseTask, session_external_id: 'my-chat' }, []).session_id, 'my-chat');
+  assert.equal(toTaskView(baseTask, []).session_id, 's-uuid');
+});
