@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/caller.ts';
@@ -11,6 +12,7 @@ import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
 import { probeRoutes } from './probes/routes.ts';
+import { streamingRoutes } from './streaming/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
@@ -57,9 +59,11 @@ export async function buildApp(deps: Deps): Promise<App> {
   installErrorHandler(app);
   installAuthentication(app, { skipAuth: deps.config.skipAuth });
   installIdempotency(app, { db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   await probeRoutes(app, deps);
   await taskRoutes(app, deps);
+  await streamingRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;

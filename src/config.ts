@@ -25,6 +25,13 @@ const EnvSchema = Type.Object({
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+  EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 90 }),
+  PARTIAL_EVENT_RETENTION_HOURS: Type.Integer({ minimum: 24, default: 24 }),
+  SSE_PING_INTERVAL_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  STREAM_INACTIVITY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
+  STREAM_BUFFER_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  MAX_STREAMS_PER_KEY: Type.Integer({ minimum: 1, default: 100 }),
 });
 
 export type ProcessRole = 'all' | 'gateway' | 'worker';
@@ -53,6 +60,19 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  events: {
+    /** Token deltas are coalesced into one LLM_PARTIAL at most this often. */
+    partialIntervalMs: number;
+    retentionDays: number;
+    partialRetentionHours: number;
+  };
+  streams: {
+    pingIntervalMs: number;
+    inactivityTimeoutMs: number;
+    /** A consumer this far behind (bytes buffered for it) is cut off with an error event. */
+    bufferLimitBytes: number;
+    maxPerKey: number;
+  };
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -103,6 +123,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    events: Object.freeze({
+      partialIntervalMs: values.EVENT_PARTIAL_INTERVAL_MS,
+      retentionDays: values.EVENT_RETENTION_DAYS,
+      partialRetentionHours: values.PARTIAL_EVENT_RETENTION_HOURS,
+    }),
+    streams: Object.freeze({
+      pingIntervalMs: values.SSE_PING_INTERVAL_MS,
+      inactivityTimeoutMs: values.STREAM_INACTIVITY_TIMEOUT_SECONDS * 1000,
+      bufferLimitBytes: values.STREAM_BUFFER_LIMIT_BYTES,
+      maxPerKey: values.MAX_STREAMS_PER_KEY,
+    }),
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });

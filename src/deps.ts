@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { EventHub } from './events/event-hub.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
@@ -9,6 +10,8 @@ export interface Deps {
   db: Db;
   models: ModelRegistry;
   logger: Logger;
+  /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */
+  events: EventHub;
   engine: {
     /** Enqueues the task's durable workflow; a repeat for the same id is a no-op. */
     enqueueTask(taskId: string): Promise<void>;

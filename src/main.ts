@@ -3,6 +3,8 @@ import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
+import { createEventHub } from './events/event-hub.ts';
+import { purgeExpiredEvents } from './events/purge-events.ts';
 import type { Deps } from './deps.ts';
 import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
@@ -11,6 +13,7 @@ import { requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow, type TaskWorkflow } from './workflows/task-workflow.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
 const USAGE = 'usage: node src/main.ts <serve|migrate> [--role all|gateway|worker]';
 
 async function main(argv: string[]): Promise<void> {
@@ -38,29 +41,41 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
+  const events = await createEventHub(connection.url, logger);
   let taskWorkflow: TaskWorkflow | undefined;
   const deps: Deps = {
-    config, db: connection.db, models, logger,
+    config, db: connection.db, models, logger, events,
     engine: { enqueueTask: (taskId) => enqueueTaskWorkflow(taskWorkflow!, taskId) },
   };
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({ databaseUrl: connection.url, role: config.role, workerConcurrency: config.workerConcurrency, executorId: config.executorId, logger });
 
   await requeueOrphanedTasks(deps, 0);
-  const sweep = setInterval(() => requeueOrphanedTasks(deps).catch((error) => logger.error({ err: error }, 'orphan sweep failed')), ORPHAN_SWEEP_INTERVAL_MS);
-  sweep.unref();
+  const timers = [
+    every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger),
+  ];
+  void purgeExpiredEvents(connection.db, config.events).catch((error) => logger.error({ err: error }, 'event purge failed'));
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);
   closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
-    clearInterval(sweep);
+    for (const timer of timers) clearInterval(timer);
     await app?.close();
     await shutdownEngine();
+    await events.close();
     await connection.close();
   });
   if (app) await app.listen({ host: config.host, port: config.port });
   logger.info({ role: config.role, port: config.port, environment: config.environment }, 'agentgate started');
+}
+
+/** Runs periodic maintenance; failures are logged and retried at the next tick. */
+function every(intervalMs: number, work: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => work().catch((error) => logger.error({ err: error }, `${name} failed`)), intervalMs);
+  timer.unref();
+  return timer;
 }
 
 function parseRole(args: string[]): ProcessRole {

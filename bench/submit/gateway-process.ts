@@ -15,6 +15,8 @@ export interface Gateway extends ChildServer {
   clusterDir: string;
   databaseUrl: string;
   settings: Record<string, string>;
+  /** Stops the gateway (and so its Postgres) and starts it again on the same directory and ports. */
+  restart(): Promise<Gateway>;
 }
 
 export interface GatewayOptions {
@@ -23,43 +25,60 @@ export interface GatewayOptions {
   profileDir: string | undefined;
 }
 
+interface Ports {
+  port: number;
+  postgresPort: number;
+}
+
 /**
  * Runs `src/main.ts serve` on a new embedded Postgres in a temporary DATA_DIR, on free ports.
  * `stop()` ends the gateway (which stops its Postgres) and removes the directory.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const dataDir = await createDataDir();
-  const [port, postgresPort] = [await freePort(), await freePort()];
-  const settings = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
-  let server: ChildServer;
   try {
-    server = await startChildServer({
-      script: 'src/main.ts',
-      args: ['serve'],
-      nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
-      cwd: options.root,
-      // Only what the gateway needs: no provider credentials, so the mock provider answers every task.
-      env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
-        HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort),
-        LOG_LEVEL: 'warn', ...settings,
-      },
-      port,
-      readyTimeoutMs: READY_TIMEOUT_MS,
-    });
+    return await launchGateway(options, dataDir, { port: await freePort(), postgresPort: await freePort() });
   } catch (error) {
-    await stopLeftoverPostgres(path.join(dataDir, 'postgres'));
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
     throw error;
   }
-  const databaseUrl = await embeddedDatabaseUrl(dataDir, postgresPort);
+}
+
+async function launchGateway(options: GatewayOptions, dataDir: string, ports: Ports): Promise<Gateway> {
+  const settings = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
+  const server = await startChildServer({
+    script: 'src/main.ts',
+    args: ['serve'],
+    nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
+    cwd: options.root,
+    // Only what the gateway needs: no provider credentials, so the mock provider answers every task.
+    env: {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
+      HOST: '127.0.0.1', PORT: String(ports.port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(ports.postgresPort),
+      LOG_LEVEL: 'warn', ...settings,
+    },
+    port: ports.port,
+    readyTimeoutMs: READY_TIMEOUT_MS,
+  });
   const clusterDir = path.join(dataDir, 'postgres');
-  const stop = async () => {
-    await server.stop();
-    await stopLeftoverPostgres(clusterDir);
-    await rm(dataDir, { recursive: true, force: true });
+  return {
+    ...server, dataDir, clusterDir, settings,
+    databaseUrl: await embeddedDatabaseUrl(dataDir, ports.postgresPort),
+    stop: async () => {
+      await server.stop();
+      await removeDataDir(dataDir);
+    },
+    restart: async () => {
+      await server.stop();
+      await stopLeftoverPostgres(clusterDir);
+      return launchGateway(options, dataDir, ports);
+    },
   };
-  return { ...server, stop, dataDir, clusterDir, databaseUrl, settings };
+}
+
+async function removeDataDir(dataDir: string): Promise<void> {
+  await stopLeftoverPostgres(path.join(dataDir, 'postgres'));
+  await rm(dataDir, { recursive: true, force: true });
 }
 
 /**

@@ -4,45 +4,52 @@ import { readPostmasterPid } from '../../src/db/postmaster-process.ts';
 /** Linux reports process times in clock ticks of 1/100 s (`getconf CLK_TCK`). */
 const TICKS_PER_SECOND = 100;
 
-export interface CpuSnapshot {
-  /** CPU seconds (user + system) per pid; a postmaster's also include its exited backends. */
-  secondsByPid: Map<number, number>;
-}
-
 export interface CpuTargets {
   serverPid: number;
   /** Cluster directory of the Postgres to include, with all its backends. */
   clusterDir: string;
 }
 
-export async function snapshotCpu(targets: CpuTargets): Promise<{ server: CpuSnapshot; postgres: CpuSnapshot; bench: number }> {
+/**
+ * CPU seconds (user + system) used so far by the server process, by the whole Postgres process tree, and by
+ * this process. A backend that exits moves its time into the postmaster's reaped-children fields, so the
+ * tree's sum only grows and two snapshots can be subtracted.
+ */
+export async function snapshotCpu(targets: CpuTargets): Promise<CpuSnapshot> {
   const postmaster = await readPostmasterPid(targets.clusterDir);
   const postgresPids = postmaster ? [postmaster.pid, ...await childPids(postmaster.pid)] : [];
   const bench = process.cpuUsage();
   return {
-    server: await snapshot([targets.serverPid]),
-    postgres: await snapshot(postgresPids),
+    server: await cpuSeconds([targets.serverPid]),
+    postgres: await cpuSeconds(postgresPids),
     bench: (bench.user + bench.system) / 1e6,
+    machine: await machineBusySeconds(),
   };
 }
 
-/** CPU seconds spent between two snapshots; a pid absent from `before` started in between. */
-export function cpuSecondsBetween(before: CpuSnapshot, after: CpuSnapshot): number {
-  let total = 0;
-  for (const [pid, seconds] of after.secondsByPid) total += seconds - (before.secondsByPid.get(pid) ?? 0);
-  return total;
+export interface CpuSnapshot {
+  server: number;
+  postgres: number;
+  bench: number;
+  /** Every process on the machine, ours included: others share these cores and skew the numbers. */
+  machine: number;
 }
 
-async function snapshot(pids: number[]): Promise<CpuSnapshot> {
-  const secondsByPid = new Map<number, number>();
+/** Busy time of all cores from the first line of /proc/stat: everything but idle and iowait. */
+export async function machineBusySeconds(): Promise<number> {
+  const [, ...ticks] = (await readFile('/proc/stat', 'utf8')).split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
+}
+
+async function cpuSeconds(pids: number[]): Promise<number> {
+  let ticks = 0;
   for (const pid of pids) {
     const fields = await readStatFields(pid);
-    if (!fields) continue;
     // Fields 14-17 of /proc/<pid>/stat: utime, stime, and the same for reaped children.
-    const ticks = [13, 14, 15, 16].reduce((sum, index) => sum + Number(fields[index]), 0);
-    secondsByPid.set(pid, ticks / TICKS_PER_SECOND);
+    if (fields) ticks += [13, 14, 15, 16].reduce((total, index) => total + Number(fields[index]), 0);
   }
-  return { secondsByPid };
+  return ticks / TICKS_PER_SECOND;
 }
 
 async function childPids(parentPid: number): Promise<number[]> {
@@ -59,8 +66,7 @@ async function childPids(parentPid: number): Promise<number[]> {
 async function readStatFields(pid: number): Promise<string[] | undefined> {
   try {
     const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const afterName = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return [String(pid), '', ...afterName];
+    return [String(pid), '', ...text.slice(text.lastIndexOf(')') + 2).split(' ')];
   } catch {
     return undefined;
   }

@@ -1,6 +1,8 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import type { WorkPerTask } from './database-work.ts';
 import type { LoadResult } from './load.ts';
+import type { CpuShare } from './measure-load.ts';
 import type { CompletionSummary } from './task-completions.ts';
 
 export const TARGETS = { submissionsPerSecond: 2_000, p99Ms: 50, completedPerSecond: 150 } as const;
@@ -10,7 +12,11 @@ export interface ScenarioResult {
   load: LoadResult;
   completions?: CompletionSummary & { isDrained: boolean };
   /** Percent of one core over the load window; the machine has os.cpus().length of them. */
-  cpu: { server: number; postgres: number; bench: number };
+  cpu: CpuShare;
+  /** Percent of one core the whole machine used just before the load (the idle server included). */
+  busyBefore: number;
+  /** Per task written (gateway: submit and execution; ceiling: one request). */
+  work: WorkPerTask;
 }
 
 export interface RunDescription {
@@ -35,9 +41,16 @@ export function formatResultsTable(scenarios: ScenarioResult[]): string {
   return [header, `|${' --- |'.repeat(12)}`, ...rows].join('\n');
 }
 
-export function formatCpuTable(scenarios: ScenarioResult[]): string {
-  const rows = scenarios.map(({ name, cpu }) => `| ${name} | ${fixed(cpu.server, 0)} % | ${fixed(cpu.postgres, 0)} % | ${fixed(cpu.bench, 0)} % |`);
-  return ['| scenario | server (node) | postgres (all backends) | load generator |', '| --- | --- | --- | --- |', ...rows].join('\n');
+export function formatCostTable(scenarios: ScenarioResult[]): string {
+  const rows = scenarios.map(({ name, cpu, work, busyBefore }) => `| ${name} | ${[
+    `${fixed(cpu.server, 0)} %`, `${fixed(cpu.postgres, 0)} %`, `${fixed(cpu.bench, 0)} %`, `${fixed(cpu.other, 0)} %`, `${fixed(busyBefore, 0)} %`,
+    fixed(work.writeTransactionsPerTask, 1), fixed(work.walBytesPerTask / 1024, 1),
+  ].join(' | ')} |`);
+  return [
+    '| scenario | server (node) CPU | postgres CPU | load generator CPU | rest of the machine | machine busy just before | write transactions per task | WAL kB per task |',
+    `|${' --- |'.repeat(8)}`,
+    ...rows,
+  ].join('\n');
 }
 
 /** One line per target, saying plainly whether this run met it. */
@@ -61,13 +74,15 @@ export function formatSection(run: RunDescription, scenarios: ScenarioResult[]):
     `## ${run.date.toISOString()} (commit ${run.commit})`,
     '',
     `${machineLine()}; ${run.connections} keep-alive clients, ${run.warmupSeconds} s warm-up, ${run.durationSeconds} s load; ${settings}.`,
-    completions ? `Gateway run: ${completions.submitted} tasks written, ${completions.completed} completed, ${completions.failed} failed.` : '',
+    completions ? `Gateway run: ${completions.submitted} tasks written, ${completions.completed} completed, ${completions.failed} failed; `
+      + `a task waited ${fixed(completions.queueWaitP50, 0)} ms in the queue (p50) and ran ${fixed(completions.executionP50, 0)} ms `
+      + `(p50; p99 ${fixed(completions.executionP99, 0)} ms) from started_at to completed_at.` : '',
     '',
     formatResultsTable(scenarios),
     '',
-    'CPU during the load window, in percent of one core (the machine has ' + os.cpus().length + '):',
+    `Cost: CPU during the load window in percent of one core (the machine has ${os.cpus().length}); database work per task.`,
     '',
-    formatCpuTable(scenarios),
+    formatCostTable(scenarios),
     '',
     'Targets:',
     '',
@@ -113,7 +128,12 @@ What it measures, on one machine (2 cores, so the gateway, its Postgres and the 
   embedded Postgres, under the same 2 s + 10 s, 64-client load. It is what the submit path could reach if it
   cost one insert.
 - CPU: user + system time of the server process, of all Postgres processes, and of the benchmark process,
-  over the load window, as a percentage of one core.
+  over the load window, as a percentage of one core; and the rest of the machine's busy time (/proc/stat):
+  other sessions' work on this shared machine, and interrupt time. When that column is large, the run was
+  disturbed and its numbers are low. Before each measured load the script waits (up to 3 minutes) until the
+  whole machine uses under 30 % of a core, and reports what it saw (*machine busy just before*).
+- Database work per task: write transactions (the transaction id's advance) and WAL bytes, for the gateway
+  from the load's start to its last completion (submission and execution), for the ceiling over its load.
 
 Optional: \`WORKER_CONCURRENCY\` and \`DB_POOL_SIZE\` in the environment are passed to the gateway (and
 the pool size to the ceiling); \`BENCH_CPU_PROF=1\` writes a \`--cpu-prof\` profile of the gateway to

@@ -70,13 +70,20 @@ export interface CompletionSummary {
   drainSeconds: number;
   /** completed_at − created_at of the completed tasks, in ms. */
   latency: { p50: number; p99: number; max: number };
+  /** started_at − created_at (waiting in the queue) and completed_at − started_at (running), p50 in ms. */
+  queueWaitP50: number;
+  executionP50: number;
+  executionP99: number;
 }
 
 /** Everything is computed from the tasks table, on Postgres's clock. */
 export async function summarizeCompletions(pool: pg.Pool, loadStart: Date, loadEnd: Date): Promise<CompletionSummary> {
   const { rows: [row] } = await pool.query(`
     with run as (
-      select status, created_at, completed_at, extract(epoch from completed_at - created_at) * 1000 as latency_ms
+      select status, created_at, completed_at,
+             extract(epoch from completed_at - created_at) * 1000 as latency_ms,
+             extract(epoch from started_at - created_at) * 1000 as wait_ms,
+             extract(epoch from completed_at - started_at) * 1000 as execution_ms
       from tasks where created_at >= $1)
     select count(*)::int as submitted,
            count(*) filter (where status = 'COMPLETED')::int as completed,
@@ -85,7 +92,10 @@ export async function summarizeCompletions(pool: pg.Pool, loadStart: Date, loadE
            extract(epoch from max(completed_at) filter (where status = 'COMPLETED') - min(created_at))::float8 as drain_seconds,
            percentile_disc(0.5) within group (order by latency_ms) filter (where status = 'COMPLETED')::float8 as p50,
            percentile_disc(0.99) within group (order by latency_ms) filter (where status = 'COMPLETED')::float8 as p99,
-           max(latency_ms) filter (where status = 'COMPLETED')::float8 as max
+           max(latency_ms) filter (where status = 'COMPLETED')::float8 as max,
+           percentile_disc(0.5) within group (order by wait_ms) filter (where status = 'COMPLETED')::float8 as wait_p50,
+           percentile_disc(0.5) within group (order by execution_ms) filter (where status = 'COMPLETED')::float8 as execution_p50,
+           percentile_disc(0.99) within group (order by execution_ms) filter (where status = 'COMPLETED')::float8 as execution_p99
     from run`, [loadStart, loadEnd]);
   const loadSeconds = (loadEnd.getTime() - loadStart.getTime()) / 1000;
   return {
@@ -96,5 +106,8 @@ export async function summarizeCompletions(pool: pg.Pool, loadStart: Date, loadE
     completedPerSecondDuringLoad: row.completed_during_load / loadSeconds,
     drainSeconds: row.drain_seconds ?? Number.NaN,
     latency: { p50: row.p50 ?? Number.NaN, p99: row.p99 ?? Number.NaN, max: row.max ?? Number.NaN },
+    queueWaitP50: row.wait_p50 ?? Number.NaN,
+    executionP50: row.execution_p50 ?? Number.NaN,
+    executionP99: row.execution_p99 ?? Number.NaN,
   };
 }

@@ -20,7 +20,12 @@ export const DEVELOPMENT_CALLER: Caller = Object.freeze({
 
 declare module 'fastify' {
   interface FastifyRequest { caller: Caller }
-  interface FastifyContextConfig { public?: boolean }
+  interface FastifyContextConfig {
+    /** The route needs no caller (probes). */
+    public?: boolean;
+    /** The route also accepts the `api_key` query parameter (SSE only, spec 5.5). */
+    queryApiKey?: boolean;
+  }
 }
 
 /**

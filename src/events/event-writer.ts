@@ -1,8 +1,7 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { appendTaskEvents, type NewTaskEvent } from './append-event.ts';
-
-/** Token deltas are coalesced into one LLM_PARTIAL at most this often (DESIGN.md "Events"). */
-export const PARTIAL_INTERVAL_MS = 50;
+import type { EventHub } from './event-hub.ts';
 
 export interface EventWriter {
   emit(event: Omit<NewTaskEvent, 'dedupeKey'>): Promise<void>;
@@ -12,45 +11,76 @@ export interface EventWriter {
   flush(): Promise<void>;
 }
 
+export interface EventWriterOptions {
+  db: Db;
+  hub?: EventHub;
+  taskId: string;
+  /** Identifies the emitting step; stable across a re-run of that step after a crash. */
+  stepKey: string;
+  partialIntervalMs: number;
+}
+
 /**
- * Writes a step's events in order. Each event's dedupe key is the step's key plus its position, so a
- * step that re-runs after a crash re-emits the same keys and the log keeps one copy.
+ * Writes a step's events in order. A step re-run after a crash must not record anything twice:
+ * ordinary events are keyed by the step and their position, and token deltas by their character
+ * offset in the answer, with the characters already recorded by the earlier run skipped. A
+ * deterministic model therefore continues its stream exactly where the crash cut it.
  */
-export function createEventWriter(db: Db, taskId: string, stepKey: string): EventWriter {
+export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
+  const { db, hub, taskId, stepKey, partialIntervalMs } = options;
+  let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
+  let offset = 0;
   let chain: Promise<unknown> = Promise.resolve();
   let buffered = '';
   let bufferedAgent = '';
   let timer: NodeJS.Timeout | undefined;
 
   const enqueue = (events: NewTaskEvent[]) => {
-    chain = chain.then(() => appendTaskEvents(db, taskId, events));
+    chain = chain.then(async () => {
+      const stored = await appendTaskEvents(db, taskId, events);
+      if (stored.length > 0) hub?.wake(taskId);
+    });
     return chain;
   };
-  const keyed = (event: Omit<NewTaskEvent, 'dedupeKey'>): NewTaskEvent => ({ ...event, dedupeKey: `${stepKey}:${position++}` });
   const flushPartial = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (buffered === '') return;
     const delta = buffered;
     buffered = '';
-    void enqueue([keyed({ type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta } })]);
+    void enqueue([{ type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta }, dedupeKey: `${stepKey}:p${offset}` }]);
+    offset += delta.length;
   };
 
   return {
     async emit(event) {
       flushPartial();
-      await enqueue([keyed(event)]);
+      await enqueue([{ ...event, dedupeKey: `${stepKey}:e${position++}` }]);
     },
     partial(agentId, delta) {
+      if (alreadyRecordedChars > 0) {
+        const skipped = Math.min(alreadyRecordedChars, delta.length);
+        alreadyRecordedChars -= skipped;
+        offset += skipped;
+        delta = delta.slice(skipped);
+        if (delta === '') return;
+      }
       if (bufferedAgent !== agentId) flushPartial();
       bufferedAgent = agentId;
       buffered += delta;
-      timer ??= setTimeout(flushPartial, PARTIAL_INTERVAL_MS);
+      timer ??= setTimeout(flushPartial, partialIntervalMs);
     },
     async flush() {
       flushPartial();
       await chain;
     },
   };
+}
+
+async function recordedPartialChars(db: Db, taskId: string, stepKey: string): Promise<number> {
+  const { rows } = await sql<{ chars: number }>`
+    select coalesce(sum(length(message)), 0)::int as chars from task_events
+    where task_id = ${taskId} and type = 'LLM_PARTIAL' and dedupe_key like ${`${stepKey}:p%`}`.execute(db);
+  return rows[0].chars;
 }

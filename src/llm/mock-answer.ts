@@ -8,9 +8,19 @@ import { sampleFromJsonSchema } from './json-schema-sample.ts';
  */
 export function composeMockAnswer(options: LanguageModelV3CallOptions): string {
   const format = options.responseFormat;
-  if (format?.type !== 'json') return composeTextAnswer(options.prompt);
+  if (format?.type !== 'json') return composeTextAnswer(options.prompt) + fillerWords(options);
   if (format.schema === undefined) return JSON.stringify({ answer: composeTextAnswer(options.prompt) });
   return JSON.stringify(sampleFromJsonSchema(format.schema));
+}
+
+/**
+ * `providerOptions.mock.answerWords` lengthens the answer by that many numbered words, so tests and
+ * demos can produce long streams (many deltas, large event logs) deterministically.
+ */
+function fillerWords(options: LanguageModelV3CallOptions): string {
+  const count = options.providerOptions?.mock?.answerWords;
+  if (typeof count !== 'number' || count <= 0) return '';
+  return Array.from({ length: Math.min(count, 1_000_000) }, (_, index) => ` w${index + 1}`).join('');
 }
 
 /** Rough token count of everything the model was sent: one token per four characters. */

@@ -68,8 +68,11 @@ async function* streamReply(
   yield { type: 'response-metadata', id: 'mock-response', modelId, timestamp: new Date() };
   yield { type: 'text-start', id: 'text-0' };
   const tokenDelayMs = reply.tokens.length > 0 ? delayMs / reply.tokens.length : 0;
-  for (const token of reply.tokens) {
+  for (const [index, token] of reply.tokens.entries()) {
     await pause(tokenDelayMs, signal);
+    // Without a delay the stream would run in microtasks only; yield now and then so timers
+    // (delta coalescing, heartbeats) and other requests keep running during a long answer.
+    if (tokenDelayMs <= 0 && index % 256 === 255) await yieldToEventLoop();
     yield { type: 'text-delta', id: 'text-0', delta: token };
   }
   yield { type: 'text-end', id: 'text-0' };
@@ -89,6 +92,8 @@ function toReadableStream<T>(iterator: AsyncGenerator<T>): ReadableStream<T> {
     },
   });
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Waits without a timer when `milliseconds` is 0; rejects with an AbortError as soon as `signal` fires. */
 async function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {

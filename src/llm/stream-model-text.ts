@@ -12,8 +12,9 @@ export type StreamModelTextRequest = {
   messages: ConversationMessage[];
   maxOutputTokens?: number;
   abortSignal?: AbortSignal;
-  /** Only the mock provider reads it: how long its whole answer takes to stream. */
+  /** Only the mock provider reads these: how long its whole answer takes to stream, and extra words. */
   mockDelayMs?: number;
+  mockAnswerWords?: number;
   onDelta?: (text: string) => void;
 };
 
@@ -25,6 +26,8 @@ export type ModelTextResult = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** Candidates tried, this one included (1 when the first answered). */
+  attempts: number;
 };
 
 /**
@@ -40,7 +43,7 @@ export async function streamModelText(
   for (const candidate of registry.resolveCandidates(request.selection)) {
     const progress = { hasDeliveredText: false };
     try {
-      return await streamCandidate(candidate, request, progress);
+      return { ...await streamCandidate(candidate, request, progress), attempts: failures.length + 1 };
     } catch (error) {
       if (request.abortSignal?.aborted) throw error;
       const failure = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${errorMessage(error)}`;
@@ -57,7 +60,7 @@ async function streamCandidate(
   { catalogModel, languageModel }: ModelCandidate,
   request: StreamModelTextRequest,
   progress: { hasDeliveredText: boolean },
-): Promise<ModelTextResult> {
+): Promise<Omit<ModelTextResult, 'attempts'>> {
   const result = streamText({
     model: languageModel,
     system: request.system,
@@ -68,7 +71,7 @@ async function streamCandidate(
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.
     maxRetries: 1,
-    providerOptions: request.mockDelayMs === undefined ? undefined : { mock: { delayMs: request.mockDelayMs } },
+    providerOptions: { mock: { delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } },
     // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
     onError: () => {},
   });

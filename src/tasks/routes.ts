@@ -1,11 +1,13 @@
 import type { App } from '../http/app-type.ts';
 import type { Deps } from '../deps.ts';
 import { submitTask } from './submit-task.ts';
+import { getEventHistory } from './event-history.ts';
 import { getTaskView, listTaskSummaries } from './read-tasks.ts';
 import {
-  ErrorBody, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
-  SubmitTaskBody, SubmitTaskResponse, TaskIdParams, TaskView,
+  ErrorBody, EventHistoryQuery, EventHistoryResponse, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
+  SubmitTaskBody, SubmitTaskResponse, TaskIdParams, TaskView, TimelineResponse,
 } from './schemas.ts';
+import { getTimeline } from './timeline.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
@@ -46,4 +48,18 @@ export async function taskRoutes(app: App, deps: Deps) {
     reply.header('x-workflow-id', request.params.id);
     return getTaskView(deps, request.caller, request.params.id);
   });
+
+  app.get('/api/v1/tasks/:id/events', {
+    schema: {
+      tags: ['tasks'], summary: 'Persistent event history (LLM_PARTIAL only with include_partial=true)',
+      params: TaskIdParams, querystring: EventHistoryQuery, response: { 200: EventHistoryResponse, ...errors },
+    },
+  }, async (request) => getEventHistory(deps, request.caller, request.params.id, request.query));
+
+  app.get('/api/v1/tasks/:id/timeline', {
+    schema: {
+      tags: ['tasks'], summary: 'Deterministic timeline of the workflow: phases and durable steps',
+      params: TaskIdParams, response: { 200: TimelineResponse, ...errors },
+    },
+  }, async (request) => getTimeline(deps, request.caller, request.params.id));
 }

@@ -31,6 +31,7 @@ export const TaskContext = Type.Object({
   agent_input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   platforms: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   mock_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
+  mock_answer_words: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
 }, { additionalProperties: true });
 
 const ModelControls = {
@@ -151,3 +152,65 @@ export const TaskSummary = Type.Object({
 export const ListTasksResponse = Type.Object({ tasks: Type.Array(TaskSummary), total_count: Type.Integer() });
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true });
+
+export const TaskEventRecord = Type.Object({
+  workflow_id: Type.String(),
+  type: Type.String(),
+  agent_id: Type.Union([Type.String(), Type.Null()]),
+  message: Type.Union([Type.String(), Type.Null()]),
+  payload: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  timestamp: Type.String(),
+  seq: Type.Integer(),
+  stream_id: Type.String(),
+});
+
+export const EventHistoryQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  after_seq: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+  include_partial: Type.Boolean({ default: false }),
+});
+
+export const EventHistoryResponse = Type.Object({
+  workflow_id: Type.String(),
+  events: Type.Array(TaskEventRecord),
+  count: Type.Integer(),
+  total_count: Type.Integer(),
+  has_more: Type.Boolean(),
+  next_after_seq: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+export const TimelineStep = Type.Object({
+  index: Type.Integer({ description: 'position of the step in the workflow (the engine function id)' }),
+  name: Type.String(),
+  kind: Type.Enum(['step', 'wait', 'child_workflow'], { description: 'wait = a durable wait on a signal or timer' }),
+  phase: Type.String({ description: 'setup, execution or completion' }),
+  status: Type.Enum(['completed', 'failed', 'running']),
+  started_at: Nullable(Type.String()),
+  completed_at: Nullable(Type.String()),
+  duration_ms: NullableInteger,
+  retries: Type.Integer({ description: 'model fallbacks taken inside the step' }),
+  error: Nullable(Type.String()),
+});
+
+export const TimelineResponse = Type.Object({
+  workflow_id: Type.String(),
+  status: Type.String(),
+  engine_status: Nullable(Type.String()),
+  recovery_attempts: Type.Integer({ description: 'times the workflow was resumed after a crash' }),
+  created_at: Type.String(),
+  started_at: Nullable(Type.String()),
+  completed_at: Nullable(Type.String()),
+  duration_ms: NullableInteger,
+  phases: Type.Array(Type.Object({
+    name: Type.String(),
+    started_at: Nullable(Type.String()),
+    completed_at: Nullable(Type.String()),
+    duration_ms: NullableInteger,
+    steps: Type.Array(Type.Integer()),
+  })),
+  steps: Type.Array(TimelineStep),
+});

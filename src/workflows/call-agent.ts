@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
-import { createEventWriter } from '../events/event-writer.ts';
+import { openEventWriter } from '../events/event-writer.ts';
 import { recordUsage } from '../llm/record-usage.ts';
 import { streamModelText, type ConversationMessage } from '../llm/stream-model-text.ts';
 import { withDeadline } from './deadline.ts';
@@ -21,7 +21,14 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
   return DBOS.runStep(async () => {
     const call = await prepare();
     const stepKey = `${stepName}#${DBOS.stepID ?? 0}`;
-    const events = createEventWriter(deps.db, task.id, stepKey);
+    const events = await openEventWriter({
+      db: deps.db, hub: deps.events, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
+    });
+    await events.emit({
+      type: 'DATA_PROCESSING', agentId: call.agentId, message: 'Prepared the conversation context',
+      payload: { history_messages: call.messages.length - 1 },
+    });
+    await events.emit({ type: 'AGENT_THINKING', agentId: call.agentId, message: 'Thinking about the request' });
     await events.emit({ type: 'AGENT_STARTED', agentId: call.agentId, message: 'Agent started' });
     await events.emit({ type: 'LLM_PROMPT', agentId: call.agentId, message: lastUserMessage(call.messages).slice(0, 500) });
     const result = await withDeadline(deps.config, task, (abortSignal) => streamModelText(deps.models, {
@@ -33,7 +40,8 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
       system: call.system,
       messages: call.messages,
       abortSignal,
-      mockDelayMs: typeof task.context.mock_delay_ms === 'number' ? task.context.mock_delay_ms : undefined,
+      mockDelayMs: numberOrUndefined(task.context.mock_delay_ms),
+      mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
       onDelta: (delta) => events.partial(call.agentId, delta),
     })).finally(() => events.flush());
     await recordUsage(deps.db, `${task.id}:${stepKey}`, { taskId: task.id, ...task }, call.agentId, result);
@@ -44,6 +52,8 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
     return { agentId: call.agentId, ...result };
   }, { name: stepName });
 }
+
+const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 function lastUserMessage(messages: ConversationMessage[]): string {
   return messages.findLast((message) => message.role === 'user')?.content ?? '';

@@ -5,7 +5,7 @@ import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
 /** Marks the task RUNNING and announces it; returns the snapshot the rest of the workflow uses. */
 export async function startTask(deps: Deps, taskId: string): Promise<TaskSnapshot | null> {
-  return deps.db.transaction().execute(async (transaction) => {
+  const snapshot = await deps.db.transaction().execute(async (transaction) => {
     const task = await transaction.updateTable('tasks')
       .set({ status: 'RUNNING', started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never })
       .where('id', '=', taskId)
@@ -32,6 +32,8 @@ export async function startTask(deps: Deps, taskId: string): Promise<TaskSnapsho
       deadlineMs: startedAtMs + deps.config.taskTimeoutSeconds * 1000,
     };
   });
+  deps.events.wake(taskId);
+  return snapshot;
 }
 
 export interface TaskOutcome {
@@ -69,6 +71,7 @@ export async function completeTask(deps: Deps, task: TaskSnapshot, outcome: Task
       { type: 'STREAM_END', message: 'Stream ended', dedupeKey: 'stream-end' },
     ]);
   });
+  deps.events.wake(task.id);
 }
 
 /** Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. */
@@ -82,4 +85,5 @@ export async function failTask(deps: Deps, task: TaskSnapshot, status: 'FAILED' 
       { type: 'STREAM_END', message: 'Stream ended', dedupeKey: 'stream-end' },
     ]);
   });
+  deps.events.wake(task.id);
 }

@@ -22,4 +22,6 @@ export interface AgentAnswer {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** Model candidates tried for this answer (fallbacks after provider errors). */
+  attempts: number;
 }

@@ -39,6 +39,8 @@ export interface GatewayOptions {
   embedded?: { dataDir: string; port: number };
   /** Reuse another gateway's database (a second process on the same Postgres). */
   databaseUrl?: string;
+  /** Extra arguments after `serve`, e.g. `['--role', 'gateway']`. */
+  args?: string[];
   /** The /readiness status that means "started" (a test of an unready gateway waits for 503). */
   readinessStatus?: number;
 }
@@ -58,7 +60,7 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
   let log = '';
 
   const launch = async () => {
-    const started = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    const started = spawn(process.execPath, ['src/main.ts', 'serve', ...options.args ?? []], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,

@@ -36,6 +36,16 @@ test('kill -9 with 20 tasks in flight: after a restart each completes exactly on
   for (const row of rows) {
     assert.deepEqual([row.usage_rows, row.final_outputs, row.completions, row.stream_ends], [1, 1, 1, 1], `task ${row.id}`);
   }
+  // The streamed deltas of a re-run step continue where the crash cut them: no text is repeated or lost.
+  const { rows: streams } = await gateway.sql.query(`
+    select t.id, t.result, string_agg(e.message, '' order by e.seq) as streamed,
+      (select array_agg(seq order by seq) from task_events x where x.task_id = t.id) as seqs
+    from tasks t join task_events e on e.task_id = t.id and e.type = 'LLM_PARTIAL'
+    where t.id = any($1) group by t.id, t.result`, [taskIds]);
+  for (const stream of streams) {
+    assert.equal(stream.streamed, stream.result, `task ${stream.id}`);
+    assert.deepEqual(stream.seqs, stream.seqs.map((_: number, index: number) => index + 1), 'seq stays gap-free');
+  }
 });
 
 test('a task row whose enqueue was lost to a crash is enqueued at start-up and completes', async (t) => {

@@ -42,7 +42,7 @@ test('an OpenAI-compatible server is called with the configured model id and its
   const result = await streamModelText(registry, { selection, system: 'Be brief.', messages, onDelta });
   assert.deepEqual(result, {
     text: 'Hello from the local model.', model: 'local-medium', provider: 'openai_compatible',
-    inputTokens: 11, outputTokens: 7, costUsd: 0,
+    inputTokens: 11, outputTokens: 7, costUsd: 0, attempts: 1,
   });
   assert.deepEqual(deltas, ['Hello ', 'from ', 'the ', 'local ', 'model.']);
   const [request] = standIn.requests;
@@ -63,14 +63,15 @@ test('a provider failing before any text falls back to the next candidate after 
   });
   const result = await streamModelText(registry, { selection: {}, messages });
   assert.deepEqual([result.provider, result.model, result.text], ['ollama', 'ollama-small', 'Fallback answer.']);
+  assert.equal(result.attempts, 2, 'the fallback is counted');
   assert.equal(failing.requests.length, 2);
   assert.equal(working.requests[0].body.model, 'llama3.2');
 });
 
-test('when every candidate fails, the error is thrown', async (t) => {
+test('when every candidate fails, the error names each provider and its failure', async (t) => {
   const failing = await startStandIn(t, { failWithStatus: 500 });
   const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1` });
-  await assert.rejects(streamModelText(registry, { selection: {}, messages }), /stand-in failure/);
+  await assert.rejects(streamModelText(registry, { selection: {}, messages }), /model call failed \(openai_compatible\/local-small: .*stand-in failure/);
 });
 
 test('a failure after text was delivered is rethrown without trying another provider', async (t) => {

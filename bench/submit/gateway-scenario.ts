@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { startActivitySampler, type ActivitySampler } from './activity-sampler.ts';
+import { databaseWorkBetween, markDatabase, perTask } from './database-work.ts';
+import type { Gateway } from './gateway-process.ts';
+import { runLoad } from './load.ts';
+import { waitForQuietMachine } from './quiet-machine.ts';
+import { LOAD_SECONDS, loadOptions, measureLoad, QUIET_PERCENT, QUIET_TIMEOUT_MS, WARMUP_SECONDS } from './measure-load.ts';
+import type { ScenarioResult } from './report.ts';
+import { pollUntilDrained, summarizeCompletions, waitUntilIdle } from './task-completions.ts';
+
+const DRAIN_CAP_MS = 120_000;
+const ACTIVITY_LINES = 15;
+
+type Log = (message: string) => void;
+
+/**
+ * Warm-up, wait for its tasks, then the measured load; meanwhile and after it, polls the tasks table until
+ * every task of the run is done. Database work is counted from the load's start to the last completion.
+ */
+export async function benchmarkGateway(gateway: Gateway, log: Log): Promise<ScenarioResult> {
+  const pool = new pg.Pool({ connectionString: gateway.databaseUrl, max: 2 });
+  try {
+    const url = `${gateway.url}/api/v1/tasks`;
+    log(`gateway: ${WARMUP_SECONDS} s warm-up`);
+    await runLoad(loadOptions(url, 'warm-up', WARMUP_SECONDS));
+    await waitUntilIdle(pool, DRAIN_CAP_MS);
+    const busyBefore = await waitForQuietMachine(QUIET_PERCENT, QUIET_TIMEOUT_MS, log);
+    log(`gateway: ${LOAD_SECONDS} s load, then waiting for every task to complete`);
+    const before = await markDatabase(pool);
+    const since = new Date();
+    let isLoadDone = false;
+    const loadActivity = await sampleActivity(gateway);
+    const measuring = measureLoad({ serverPid: gateway.pid, clusterDir: gateway.clusterDir }, loadOptions(url, 'bench', LOAD_SECONDS))
+      .finally(() => { isLoadDone = true; });
+    const polling = pollUntilDrained(pool, { since, isLoadDone: () => isLoadDone, capAfterLoadMs: DRAIN_CAP_MS });
+    const { load, cpu } = await measuring;
+    const drainActivity = await reportActivity(log, 'during the load', loadActivity).then(() => sampleActivity(gateway));
+    const { isDrained } = await polling;
+    await reportActivity(log, 'after the load, until every task completed', drainActivity);
+    const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
+    const completions = await summarizeCompletions(pool, since, load.finishedAt);
+    return {
+      name: 'gateway', load, cpu, busyBefore, work: perTask(work, completions.submitted), completions: { ...completions, isDrained },
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Opt-in (BENCH_SAMPLE_ACTIVITY=1): what Postgres's backends are doing, printed per phase. */
+async function sampleActivity(gateway: Gateway): Promise<ActivitySampler | undefined> {
+  return process.env.BENCH_SAMPLE_ACTIVITY === '1' ? startActivitySampler(gateway.databaseUrl, ACTIVITY_LINES) : undefined;
+}
+
+async function reportActivity(log: Log, phase: string, sampler: ActivitySampler | undefined): Promise<void> {
+  if (!sampler) return;
+  log(`Postgres activity ${phase} (mean number of backends per state | wait | statement):\n${(await sampler.stop()).join('\n')}`);
+}

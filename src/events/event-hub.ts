@@ -1,0 +1,70 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export const EVENTS_CHANNEL = 'agentgate_task_events';
+const RECONNECT_DELAY_MS = 1_000;
+
+export interface EventHub {
+  /** Calls `onWake` whenever new events of the task may exist; returns the unsubscribe function. */
+  subscribe(taskId: string, onWake: () => void): () => void;
+  /** Wakes local subscribers at once (an append in this process need not wait for its NOTIFY). */
+  wake(taskId: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * One LISTEN connection per process turns Postgres notifications into wake-ups of the subscribers of a
+ * task. Notifications only say "look again": subscribers read the log after their own cursor, so the
+ * database stays the single record and nothing depends on a notification arriving.
+ */
+export async function createEventHub(connectionString: string, logger: Logger): Promise<EventHub> {
+  const subscribers = new Map<string, Set<() => void>>();
+  let client: pg.Client | undefined;
+  let closed = false;
+
+  const wake = (taskId: string) => {
+    for (const onWake of subscribers.get(taskId) ?? []) onWake();
+  };
+  const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString, application_name: 'agentgate-events' });
+    next.on('notification', (message) => { if (message.payload) wake(message.payload); });
+    next.on('error', (error) => {
+      logger.warn({ err: error }, 'event listener connection lost; reconnecting');
+      next.end().catch(() => {});
+      if (!closed) setTimeout(() => { connect().catch(() => {}); }, RECONNECT_DELAY_MS).unref();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (error) {
+      next.end().catch(() => {});
+      if (closed) return;
+      logger.warn({ err: error }, 'event listener could not connect; retrying');
+      setTimeout(() => { connect().catch(() => {}); }, RECONNECT_DELAY_MS).unref();
+      return;
+    }
+    client = next;
+    // Whatever was notified while we were away is found by re-reading.
+    wakeAll();
+  };
+  await connect();
+
+  return {
+    subscribe(taskId, onWake) {
+      let set = subscribers.get(taskId);
+      if (!set) subscribers.set(taskId, set = new Set());
+      set.add(onWake);
+      return () => {
+        set.delete(onWake);
+        if (set.size === 0) subscribers.delete(taskId);
+      };
+    },
+    wake,
+    async close() {
+      closed = true;
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Db } from '../db/database.ts';
+import type { TaskEvent } from './append-event.ts';
+import type { EventHub } from './event-hub.ts';
+import { readEventsAfter } from './read-events.ts';
+
+const BATCH = 500;
+/** Safety net for a lost notification: look again at least this often while waiting. */
+const FALLBACK_POLL_MS = 2_000;
+
+export interface FollowOptions {
+  afterSeq: number;
+  types?: string[];
+  signal: AbortSignal;
+}
+
+/**
+ * Replays a task's log after the cursor and then follows it live, as one sequence: the same query
+ * serves both, so there is no seam where an event could be skipped or repeated. Ends after STREAM_END
+ * (which every stream receives, whatever its type filter) or when the signal aborts.
+ */
+export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
+  let cursor = options.afterSeq;
+  if (await hasEndedBefore(db, taskId, cursor)) return;
+  let pending = true;
+  let wakeWaiter: (() => void) | undefined;
+  const unsubscribe = hub.subscribe(taskId, () => {
+    pending = true;
+    wakeWaiter?.();
+  });
+  const onAbort = () => wakeWaiter?.();
+  options.signal.addEventListener('abort', onAbort);
+  try {
+    while (!options.signal.aborted) {
+      if (!pending) await waitForWake(FALLBACK_POLL_MS, (wake) => { wakeWaiter = wake; });
+      pending = false;
+      // Read unfiltered: STREAM_END ends every stream and is always delivered, whatever the filter.
+      for (;;) {
+        const events = await readEventsAfter(db, taskId, { afterSeq: cursor, limit: BATCH });
+        for (const event of events) {
+          cursor = event.seq;
+          if (!options.types || options.types.includes(event.type) || event.type === 'STREAM_END') yield event;
+          if (event.type === 'STREAM_END') return;
+        }
+        if (events.length < BATCH || options.signal.aborted) break;
+      }
+    }
+  } finally {
+    unsubscribe();
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A resume point at or after STREAM_END has nothing left to wait for. */
+async function hasEndedBefore(db: Db, taskId: string, cursor: number): Promise<boolean> {
+  if (cursor === 0) return false;
+  const row = await db.selectFrom('task_events').select('seq')
+    .where('task_id', '=', taskId).where('type', '=', 'STREAM_END').where('seq', '<=', cursor)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+function waitForWake(timeoutMs: number, register: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      resolve();
+    }
+    register(done);
+  });
+}

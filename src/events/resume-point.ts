@@ -1,0 +1,16 @@
+import { badRequest } from '../errors.ts';
+import type { Db } from '../db/database.ts';
+import { seqAtStreamId } from './read-events.ts';
+
+/**
+ * `last_event_id` / `Last-Event-ID` (spec 4.5): a stream id `<ms>-<n>` or a numeric seq. Returns the seq
+ * after which to replay; no resume point replays from the start.
+ */
+export async function resolveResumeSeq(db: Db, taskId: string, lastEventId: string | undefined): Promise<number> {
+  const value = lastEventId?.trim();
+  if (!value) return 0;
+  if (/^\d{1,10}$/.test(value)) return Number(value);
+  const match = /^(\d{1,16})-(\d{1,10})$/.exec(value);
+  if (!match) throw badRequest(`invalid last_event_id: ${value} (expected a stream id like 1700000000000-0 or a seq number)`);
+  return seqAtStreamId(db, taskId, Number(match[1]), Number(match[2]));
+}

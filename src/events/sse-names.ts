@@ -1,0 +1,28 @@
+import type { TaskEvent } from './append-event.ts';
+import type { SseFrame } from './sse.ts';
+
+/** Spec/DESIGN event names on the native SSE stream; other types keep their own name. */
+const SSE_NAMES: Record<string, string> = {
+  LLM_PARTIAL: 'thread.message.delta',
+  LLM_OUTPUT: 'thread.message.completed',
+  STREAM_END: 'done',
+  ERROR_OCCURRED: 'error',
+  WORKFLOW_PAUSING: 'workflow.pausing',
+  WORKFLOW_PAUSED: 'workflow.paused',
+  WORKFLOW_RESUMED: 'workflow.resumed',
+  WORKFLOW_CANCELLING: 'workflow.cancelling',
+  WORKFLOW_CANCELLED: 'workflow.cancelled',
+};
+
+/** One task event as an SSE frame: id is the stream id, data carries `type` and `seq` (STREAM_END is `[DONE]`). */
+export function toSseFrame(event: TaskEvent): SseFrame {
+  const name = SSE_NAMES[event.type] ?? event.type;
+  if (event.type === 'STREAM_END') return { id: event.stream_id, event: name, data: '[DONE]' };
+  const data: Record<string, unknown> = { ...event };
+  if (event.type === 'LLM_PARTIAL') data.delta = event.message ?? '';
+  if (event.type === 'LLM_OUTPUT') {
+    data.response = event.message ?? '';
+    data.metadata = event.payload;
+  }
+  return { id: event.stream_id, event: name, data: JSON.stringify(data) };
+}

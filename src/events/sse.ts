@@ -1,0 +1,84 @@
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export interface SseFrame {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export interface SseOptions {
+  pingIntervalMs: number;
+  /** Buffered bytes beyond which a consumer counts as too slow. */
+  bufferLimitBytes: number;
+  /** How long a full buffer may wait to drain before the consumer is cut off. */
+  drainGraceMs?: number;
+  pingComment?: string;
+}
+
+export interface SseStream {
+  /** Aborted when the client goes away or the stream ends. */
+  signal: AbortSignal;
+  /** Writes a frame; false when the consumer stayed more than the buffer limit behind. */
+  send(frame: SseFrame): Promise<boolean>;
+  comment(text: string): void;
+  end(): void;
+}
+
+/**
+ * The one way we serve Server-Sent Events (STYLE.md §8): keep the headers hooks already set (CORS,
+ * request id), hijack the reply, write frames with back-pressure, ping, and stop on disconnect.
+ */
+export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions): SseStream {
+  const raw = reply.raw;
+  const controller = new AbortController();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+  reply.hijack();
+  raw.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  });
+  raw.flushHeaders();
+  const ping = setInterval(() => write(`: ${options.pingComment ?? 'ping'}\n\n`), options.pingIntervalMs);
+  const stop = () => {
+    clearInterval(ping);
+    controller.abort();
+  };
+  request.raw.socket.once('close', stop);
+  raw.once('close', stop);
+
+  function write(text: string): boolean {
+    if (raw.writableEnded || raw.destroyed) return false;
+    raw.write(text);
+    return true;
+  }
+
+  return {
+    signal: controller.signal,
+    async send(frame) {
+      if (!write(formatFrame(frame))) return false;
+      if (raw.writableLength <= options.bufferLimitBytes) return true;
+      await Promise.race([once(raw, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
+      return raw.writableLength <= options.bufferLimitBytes;
+    },
+    comment(text) {
+      write(`: ${text}\n\n`);
+    },
+    end() {
+      stop();
+      if (!raw.writableEnded) raw.end();
+    },
+  };
+}
+
+export function formatFrame(frame: SseFrame): string {
+  let text = '';
+  if (frame.id !== undefined) text += `id: ${frame.id}\n`;
+  if (frame.event !== undefined) text += `event: ${frame.event}\n`;
+  for (const line of frame.data.split('\n')) text += `data: ${line}\n`;
+  return `${text}\n`;
+}

@@ -1,0 +1,44 @@
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import type { App } from '../http/app-type.ts';
+import { ErrorBody } from '../tasks/schemas.ts';
+import { prepareTaskStream, type StreamPlan } from './prepare-stream.ts';
+import { SseQuery, StreamQuery } from './schemas.ts';
+import { serveSseStream } from './serve-sse.ts';
+import { serveWebSocketStream } from './serve-websocket.ts';
+import { createStreamSlots } from './stream-slots.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+
+declare module 'fastify' {
+  interface FastifyRequest { streamPlan?: StreamPlan; releaseStreamSlot?: () => void }
+}
+
+/** Task event streams (spec 4.5, 6): replay from the log, then live, over SSE or WebSocket. */
+export async function streamingRoutes(app: App, deps: Deps) {
+  const slots = createStreamSlots(deps.config.streams.maxPerKey);
+  const plan = async (request: FastifyRequest<{ Querystring: { workflow_id?: string; types?: string; last_event_id?: string } }>) => {
+    const header = request.headers['last-event-id'];
+    request.streamPlan = await prepareTaskStream(deps, request.caller, {
+      workflowId: request.query.workflow_id,
+      lastEventId: (typeof header === 'string' && header.trim() !== '' ? header : undefined) ?? request.query.last_event_id,
+      types: request.query.types,
+    });
+    request.releaseStreamSlot = slots.acquire(request.caller.userId);
+  };
+
+  app.get('/api/v1/stream/sse', {
+    config: { queryApiKey: true },
+    schema: {
+      tags: ['streaming'], summary: 'Task events over Server-Sent Events, with replay',
+      querystring: SseQuery, response: { 200: { type: 'string', description: 'text/event-stream' }, ...errors },
+    },
+    preHandler: plan,
+  }, async (request, reply) => serveSseStream(deps, request, reply, request.streamPlan!, request.releaseStreamSlot!));
+
+  app.get('/api/v1/stream/ws', {
+    websocket: true,
+    schema: { tags: ['streaming'], summary: 'Task events over WebSocket, with replay', querystring: StreamQuery, response: errors },
+    preHandler: plan,
+  }, (socket, request) => serveWebSocketStream(deps, socket, request.streamPlan!, request.releaseStreamSlot!));
+}

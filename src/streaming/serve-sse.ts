@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { followTaskEvents } from '../events/follow-events.ts';
+import { openSse } from '../events/sse.ts';
+import { toSseFrame } from '../events/sse-names.ts';
+import { createInactivityTimer } from './inactivity.ts';
+import type { StreamPlan } from './prepare-stream.ts';
+
+export async function serveSseStream(deps: Deps, request: FastifyRequest, reply: FastifyReply, plan: StreamPlan, release: () => void): Promise<void> {
+  const { streams } = deps.config;
+  const sse = openSse(request, reply, { pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes });
+  const idle = createInactivityTimer(streams.inactivityTimeoutMs, sse.signal);
+  try {
+    sse.comment(`connected to workflow ${plan.taskId}`);
+    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal })) {
+      idle.touch();
+      if (await sse.send(toSseFrame(event))) continue;
+      // Too far behind: end with an error the client can act on instead of buffering without bound.
+      await sse.send({ event: 'error', data: JSON.stringify({
+        type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',
+        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${event.stream_id}`,
+      }) });
+      break;
+    }
+    if (idle.expired) sse.comment('closing after inactivity');
+  } catch (error) {
+    request.log.error({ err: error, task_id: plan.taskId }, 'event stream failed');
+    await sse.send({ event: 'error', data: JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, message: 'event stream failed' }) });
+  } finally {
+    idle.dispose();
+    release();
+    sse.end();
+  }
+}

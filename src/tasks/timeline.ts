@@ -1,0 +1,82 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Caller } from '../auth/caller.ts';
+import type { Deps } from '../deps.ts';
+import { findOwnedTask } from './queries.ts';
+import { toStatusName } from './status-names.ts';
+
+/** Which phase each durable step belongs to; unknown names count as execution. */
+const PHASE_OF_STEP: Record<string, string> = {
+  'start-task': 'setup',
+  'complete-task': 'completion',
+  'fail-task': 'completion',
+};
+const WAIT_STEPS = /^DBOS\.(recv|sleep|getEvent)/;
+
+interface TimelineStep {
+  index: number;
+  name: string;
+  kind: 'step' | 'wait' | 'child_workflow';
+  phase: string;
+  status: 'completed' | 'failed' | 'running';
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  retries: number;
+  error: string | null;
+}
+
+/**
+ * GET /api/v1/tasks/{id}/timeline: the workflow's durable steps in execution order, from the engine's
+ * step records (so it is the same on every replica and every call), grouped into phases.
+ */
+export async function getTimeline(deps: Deps, caller: Caller, taskId: string) {
+  const task = await findOwnedTask(deps.db, caller, taskId);
+  const [status, records] = await Promise.all([DBOS.getWorkflowStatus(task.id), DBOS.listWorkflowSteps(task.id)]);
+  const steps = (records ?? []).map((record): TimelineStep => {
+    const output = record.output as { attempts?: number } | null | undefined;
+    return {
+      index: record.functionID,
+      name: record.name,
+      kind: record.childWorkflowID ? 'child_workflow' : WAIT_STEPS.test(record.name) ? 'wait' : 'step',
+      phase: PHASE_OF_STEP[record.name] ?? 'execution',
+      status: record.error ? 'failed' : record.completedAtEpochMs === undefined ? 'running' : 'completed',
+      started_at: isoOrNull(record.startedAtEpochMs),
+      completed_at: isoOrNull(record.completedAtEpochMs),
+      duration_ms: span(record.startedAtEpochMs, record.completedAtEpochMs),
+      retries: Math.max(0, (output?.attempts ?? 1) - 1),
+      error: record.error ? record.error.message : null,
+    };
+  });
+  return {
+    workflow_id: task.id,
+    status: toStatusName(task.status),
+    engine_status: status?.status ?? null,
+    recovery_attempts: status?.recoveryAttempts ?? 0,
+    created_at: task.created_at.toISOString(),
+    started_at: task.started_at?.toISOString() ?? null,
+    completed_at: task.completed_at?.toISOString() ?? null,
+    duration_ms: span(task.started_at?.getTime(), task.completed_at?.getTime()),
+    phases: groupPhases(steps),
+    steps,
+  };
+}
+
+function groupPhases(steps: TimelineStep[]) {
+  const phases: Array<{ name: string; started_at: string | null; completed_at: string | null; duration_ms: number | null; steps: number[] }> = [];
+  for (const step of steps) {
+    const last = phases.at(-1);
+    if (last && last.name === step.phase) {
+      last.completed_at = step.completed_at;
+      last.steps.push(step.index);
+    } else {
+      phases.push({ name: step.phase, started_at: step.started_at, completed_at: step.completed_at, duration_ms: null, steps: [step.index] });
+    }
+  }
+  for (const phase of phases) {
+    phase.duration_ms = span(phase.started_at ? Date.parse(phase.started_at) : undefined, phase.completed_at ? Date.parse(phase.completed_at) : undefined);
+  }
+  return phases;
+}
+
+const isoOrNull = (epochMs: number | undefined) => (epochMs === undefined ? null : new Date(epochMs).toISOString());
+const span = (start: number | undefined, end: number | undefined) => (start === undefined || end === undefined ? null : Math.max(0, end - start));
