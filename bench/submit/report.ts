@@ -136,8 +136,10 @@ What it measures, on one machine (2 cores, so the gateway, its Postgres and the 
   from the load's start to its last completion (submission and execution), for the ceiling over its load.
 
 Optional: \`WORKER_CONCURRENCY\` and \`DB_POOL_SIZE\` in the environment are passed to the gateway (and
-the pool size to the ceiling); \`BENCH_CPU_PROF=1\` writes a \`--cpu-prof\` profile of the gateway to
-\`bench/submit/profiles/\`.
+the pool size to the ceiling). Diagnostics: \`BENCH_CPU_PROF=1\` writes a \`--cpu-prof\` profile of the gateway
+to \`bench/submit/profiles/\`; \`BENCH_SAMPLE_ACTIVITY=1\` samples \`pg_stat_activity\` every 20 ms and prints
+what Postgres's backends wait on, during the load and after it; \`node bench/submit/statements.ts\` repeats
+the gateway run with \`pg_stat_statements\` loaded and prints the costliest statements and their calls per task.
 
 Targets on this 2-core machine: ≥ ${TARGETS.submissionsPerSecond} submissions/s at p99 ≤ ${TARGETS.p99Ms} ms, and ≥ ${TARGETS.completedPerSecond} simple tasks
 completed/s. Each section says whether its run met them.

@@ -8,6 +8,8 @@ import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
 export interface AgentCall {
   agentId: string;
+  /** Announced as a PROGRESS event before the agent starts. */
+  progress?: string;
   system: string;
   messages: ConversationMessage[];
 }
@@ -24,6 +26,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
     const events = await openEventWriter({
       db: deps.db, hub: deps.events, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
     });
+    if (call.progress) await events.emit({ type: 'PROGRESS', agentId: call.agentId, message: call.progress, payload: { stage: 'execution' } });
     await events.emit({
       type: 'DATA_PROCESSING', agentId: call.agentId, message: 'Prepared the conversation context',
       payload: { history_messages: call.messages.length - 1 },

@@ -11,6 +11,7 @@ export const SIMPLE_AGENT_ID = 'simple-agent';
 export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   const answer = await callAgent(deps, task, async () => ({
     agentId: SIMPLE_AGENT_ID,
+    progress: 'Answering directly with one agent',
     system: buildSystemPrompt(task.context),
     messages: [...await loadSessionHistory(deps.db, task), { role: 'user', content: task.query }],
   }), 'simple-agent');

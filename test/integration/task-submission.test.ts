@@ -40,7 +40,7 @@ describe('task submission and reads', () => {
     const { rows } = await gateway().sql.query('select seq, type, agent_id, stream_id from task_events where task_id = $1 order by seq', [submitted.body.task_id]);
     assert.deepEqual(rows.map((row) => row.seq), rows.map((_, index) => index + 1));
     const types = rows.map((row) => row.type).filter((type) => type !== 'LLM_PARTIAL');
-    assert.deepEqual(types, ['WORKFLOW_STARTED', 'DATA_PROCESSING', 'AGENT_THINKING', 'AGENT_STARTED', 'LLM_PROMPT', 'AGENT_COMPLETED', 'LLM_OUTPUT', 'WORKFLOW_COMPLETED', 'STREAM_END']);
+    assert.deepEqual(types, ['WORKFLOW_STARTED', 'PROGRESS', 'DATA_PROCESSING', 'AGENT_THINKING', 'AGENT_STARTED', 'LLM_PROMPT', 'AGENT_COMPLETED', 'LLM_OUTPUT', 'WORKFLOW_COMPLETED', 'STREAM_END']);
     assert.ok(rows.some((row) => row.type === 'LLM_PARTIAL'), 'token deltas are recorded');
     assert.equal(rows.find((row) => row.type === 'LLM_OUTPUT').agent_id, 'final_output');
     const streamIds = rows.map((row) => row.stream_id.split('-').map(Number));
