@@ -12,6 +12,7 @@ import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
 import { probeRoutes } from './probes/routes.ts';
+import { sessionRoutes } from './sessions/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
@@ -64,6 +65,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await probeRoutes(app, deps);
   await taskRoutes(app, deps);
   await streamingRoutes(app, deps);
+  await sessionRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -32,6 +32,8 @@ const EnvSchema = Type.Object({
   STREAM_INACTIVITY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
   STREAM_BUFFER_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   MAX_STREAMS_PER_KEY: Type.Integer({ minimum: 1, default: 100 }),
+  TASK_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
+  BUDGET_EXHAUSTED_ACTION: Type.Enum(['pause', 'fail'], { default: 'pause' }),
 });
 
 export type ProcessRole = 'all' | 'gateway' | 'worker';
@@ -60,6 +62,12 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  budgets: {
+    /** Tokens one task may spend unless its context sets `token_budget`. */
+    taskTokens: number;
+    /** At 100 % of a budget the task pauses (reason `budget`) or fails. */
+    onExhausted: 'pause' | 'fail';
+  };
   events: {
     /** Token deltas are coalesced into one LLM_PARTIAL at most this often. */
     partialIntervalMs: number;
@@ -123,6 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    budgets: Object.freeze({
+      taskTokens: values.TASK_TOKEN_BUDGET,
+      onExhausted: values.BUDGET_EXHAUSTED_ACTION as 'pause' | 'fail',
+    }),
     events: Object.freeze({
       partialIntervalMs: values.EVENT_PARTIAL_INTERVAL_MS,
       retentionDays: values.EVENT_RETENTION_DAYS,

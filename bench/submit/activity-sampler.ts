@@ -15,6 +15,8 @@ export interface ActivitySampler {
  */
 export async function startActivitySampler(databaseUrl: string, top: number): Promise<ActivitySampler> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // The gateway may stop its Postgres under us (Ctrl-C); the sampler's next query fails and says so.
+  client.on('error', () => {});
   await client.connect();
   const counts = new Map<string, number>();
   let samples = 0;

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { startChildServer } from './child-server.ts';
+import { openPool } from './database-pool.ts';
 import { databaseWorkBetween, markDatabase, perTask } from './database-work.ts';
 import { freePort } from './free-port.ts';
 import type { Gateway } from './gateway-process.ts';
@@ -20,7 +20,7 @@ export async function benchmarkCeiling(root: string, gateway: Gateway, log: (mes
     port,
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
-  const pool = new pg.Pool({ connectionString: gateway.databaseUrl, max: 1 });
+  const pool = openPool(gateway.databaseUrl, 1);
   try {
     const url = `${server.url}/ceiling`;
     log(`ceiling: ${WARMUP_SECONDS} s warm-up, ${LOAD_SECONDS} s load`);

@@ -11,6 +11,7 @@ const DEFAULT_POOL_SIZE = 20;
 
 async function serveCeiling(env: NodeJS.ProcessEnv): Promise<void> {
   const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DB_POOL_SIZE ?? DEFAULT_POOL_SIZE) });
+  pool.on('error', () => {});
   await pool.query(`create table if not exists bench_ceiling (
     id uuid primary key, query text not null, created_at timestamptz not null default now())`);
   const app = Fastify({ logger: false });

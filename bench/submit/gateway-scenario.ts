@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { startActivitySampler, type ActivitySampler } from './activity-sampler.ts';
+import { openPool } from './database-pool.ts';
 import { databaseWorkBetween, markDatabase, perTask } from './database-work.ts';
 import type { Gateway } from './gateway-process.ts';
 import { runLoad } from './load.ts';
@@ -18,7 +18,7 @@ type Log = (message: string) => void;
  * every task of the run is done. Database work is counted from the load's start to the last completion.
  */
 export async function benchmarkGateway(gateway: Gateway, log: Log): Promise<ScenarioResult> {
-  const pool = new pg.Pool({ connectionString: gateway.databaseUrl, max: 2 });
+  const pool = openPool(gateway.databaseUrl, 2);
   try {
     const url = `${gateway.url}/api/v1/tasks`;
     log(`gateway: ${WARMUP_SECONDS} s warm-up`);
@@ -30,22 +30,32 @@ export async function benchmarkGateway(gateway: Gateway, log: Log): Promise<Scen
     const since = new Date();
     let isLoadDone = false;
     const loadActivity = await sampleActivity(gateway);
+    const windowStartMicroseconds = monotonicMicroseconds();
     const measuring = measureLoad({ serverPid: gateway.pid, clusterDir: gateway.clusterDir }, loadOptions(url, 'bench', LOAD_SECONDS))
       .finally(() => { isLoadDone = true; });
     const polling = pollUntilDrained(pool, { since, isLoadDone: () => isLoadDone, capAfterLoadMs: DRAIN_CAP_MS });
     const { load, cpu } = await measuring;
+    logProfileWindow(log, windowStartMicroseconds);
     const drainActivity = await reportActivity(log, 'during the load', loadActivity).then(() => sampleActivity(gateway));
-    const { isDrained } = await polling;
+    const { samples, isDrained } = await polling;
     await reportActivity(log, 'after the load, until every task completed', drainActivity);
     const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
     const completions = await summarizeCompletions(pool, since, load.finishedAt);
     return {
-      name: 'gateway', load, cpu, busyBefore, work: perTask(work, completions.submitted), completions: { ...completions, isDrained },
+      name: 'gateway', load, cpu, busyBefore, work: perTask(work, completions.submitted),
+      completions: { ...completions, isDrained, peakBacklog: Math.max(...samples.map((sample) => sample.unfinished)) },
     };
   } finally {
     await pool.end();
   }
 }
+
+/** V8 profiles time their samples on the system's monotonic clock, as hrtime does: this finds the load in them. */
+function logProfileWindow(log: Log, startMicroseconds: bigint): void {
+  if (process.env.BENCH_CPU_PROF === '1') log(`load window on the monotonic clock: ${startMicroseconds}..${monotonicMicroseconds()} µs`);
+}
+
+const monotonicMicroseconds = () => process.hrtime.bigint() / 1000n;
 
 /** Opt-in (BENCH_SAMPLE_ACTIVITY=1): what Postgres's backends are doing, printed per phase. */
 async function sampleActivity(gateway: Gateway): Promise<ActivitySampler | undefined> {

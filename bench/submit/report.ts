@@ -10,7 +10,8 @@ export const TARGETS = { submissionsPerSecond: 2_000, p99Ms: 50, completedPerSec
 export interface ScenarioResult {
   name: string;
   load: LoadResult;
-  completions?: CompletionSummary & { isDrained: boolean };
+  /** `peakBacklog`: the most tasks seen queued or running at once while polling. */
+  completions?: CompletionSummary & { isDrained: boolean; peakBacklog: number };
   /** Percent of one core over the load window; the machine has os.cpus().length of them. */
   cpu: CpuShare;
   /** Percent of one core the whole machine used just before the load (the idle server included). */
@@ -74,7 +75,8 @@ export function formatSection(run: RunDescription, scenarios: ScenarioResult[]):
     `## ${run.date.toISOString()} (commit ${run.commit})`,
     '',
     `${machineLine()}; ${run.connections} keep-alive clients, ${run.warmupSeconds} s warm-up, ${run.durationSeconds} s load; ${settings}.`,
-    completions ? `Gateway run: ${completions.submitted} tasks written, ${completions.completed} completed, ${completions.failed} failed; `
+    completions ? `Gateway run: ${completions.submitted} tasks written, ${completions.completed} completed, ${completions.failed} ended otherwise; `
+      + `up to ${completions.peakBacklog} queued or running at once; `
       + `a task waited ${fixed(completions.queueWaitP50, 0)} ms in the queue (p50) and ran ${fixed(completions.executionP50, 0)} ms `
       + `(p50; p99 ${fixed(completions.executionP99, 0)} ms) from started_at to completed_at.` : '',
     '',
@@ -109,7 +111,7 @@ const RESULTS_INTRO = `# Benchmarks
 ## Submit path (\`bench/submit/run.ts\`)
 
 Rerun with \`npm run bench:submit\` (add \`-- --no-record\` to print without appending here). Each run appends
-a dated section below; nothing is averaged or edited by hand.
+a dated section below; its numbers are never averaged or edited by hand.
 
 What it measures, on one machine (2 cores, so the gateway, its Postgres and the load generator share them):
 

@@ -17,6 +17,8 @@ const RESULTS_PATH = path.join(ROOT, 'bench/RESULTS.md');
 async function main(argv: string[]): Promise<void> {
   const shouldRecord = !argv.includes('--no-record');
   const profileDir = process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/submit/profiles') : undefined;
+  // The gateway loads src/ when it starts, so that is when the tree is described.
+  const commit = describeCommit();
   log('starting the gateway on a fresh embedded Postgres');
   const gateway = await startGateway({ root: ROOT, profileDir });
   process.once('SIGINT', () => void gateway.stop().finally(() => process.exit(130)));
@@ -28,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
     await gateway.stop();
   }
   const section = formatSection({
-    date: new Date(), commit: describeCommit(), connections: CONNECTIONS,
+    date: new Date(), commit, connections: CONNECTIONS,
     warmupSeconds: WARMUP_SECONDS, durationSeconds: LOAD_SECONDS, settings: gateway.settings,
   }, scenarios);
   console.log(`\n${section}`);

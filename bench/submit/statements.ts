@@ -4,7 +4,8 @@
  * Usage: node bench/submit/statements.ts   (WORKER_CONCURRENCY / DB_POOL_SIZE are passed on, as in run.ts)
  */
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { openPool } from './database-pool.ts';
 import { benchmarkGateway } from './gateway-scenario.ts';
 import { startGateway, type Gateway } from './gateway-process.ts';
 
@@ -59,7 +60,7 @@ async function describeStatements(pool: pg.Pool): Promise<string> {
 }
 
 async function withPool<T>(gateway: Gateway, use: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: gateway.databaseUrl, max: 1 });
+  const pool = openPool(gateway.databaseUrl, 1);
   try {
     return await use(pool);
   } finally {

@@ -60,7 +60,7 @@ async function countTasks(pool: pg.Pool, since: Date): Promise<CompletionSample>
 export interface CompletionSummary {
   submitted: number;
   completed: number;
-  /** Tasks that ended FAILED, CANCELLED or TIMEOUT. */
+  /** Tasks that ended in another final status (FAILED, CANCELLED, TIMEOUT...). */
   failed: number;
   /** completed / (last completed_at − first created_at). */
   completedPerSecond: number;

@@ -59,6 +59,14 @@ export interface TasksTable {
   started_at: Timestamp | null;
   completed_at: Timestamp | null;
   updated_at: Timestamp;
+  pause_requested: Generated<boolean>;
+  paused_at: Timestamp | null;
+  pause_reason: string | null;
+  paused_by: string | null;
+  cancel_requested: Generated<boolean>;
+  cancel_reason: string | null;
+  cancelled_by: string | null;
+  token_budget: number | null;
 }
 
 export interface UsageRecordsTable {
@@ -108,6 +116,14 @@ export interface IdempotencyRecordsTable {
   expires_at: Timestamp;
 }
 
+export interface TokenReservationsTable {
+  call_key: string;
+  task_id: string;
+  session_id: string;
+  tokens: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -117,6 +133,7 @@ export interface Database {
   task_events: TaskEventsTable;
   task_event_cursors: TaskEventCursorsTable;
   idempotency_records: IdempotencyRecordsTable;
+  token_reservations: TokenReservationsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -64,3 +64,21 @@ export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<
 export async function migrateEngine(databaseUrl: string): Promise<void> {
   await DBOS.migrate(databaseUrl);
 }
+
+const CONTROL_TOPIC = 'control';
+
+/** Wakes a task's workflow that waits at a checkpoint (after resume or cancel). Safe from any process. */
+export async function signalTask(taskId: string, message: string): Promise<void> {
+  await DBOS.send(taskId, message, CONTROL_TOPIC);
+}
+
+/** Inside a workflow: durably waits for a control signal, or until the timeout. */
+export async function waitForSignal(timeoutSeconds: number): Promise<string | null> {
+  return DBOS.recv<string>(CONTROL_TOPIC, timeoutSeconds);
+}
+
+/** Removes a task that is still queued; a running workflow stops at its own checkpoints instead. */
+export async function cancelQueuedWorkflow(taskId: string): Promise<void> {
+  const status = await DBOS.getWorkflowStatus(taskId);
+  if (status?.status === 'ENQUEUED') await DBOS.cancelWorkflow(taskId);
+}

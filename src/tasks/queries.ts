@@ -8,7 +8,7 @@ export async function insertTask(db: Db, task: NewTask): Promise<TaskRow> {
   return db.insertInto('tasks').values(task).returningAll().executeTakeFirstOrThrow();
 }
 
-/** A task of the caller's tenant; another tenant's task does not exist for them, another user's is forbidden. */
+/** A task of the caller's tenant that the caller owns, with its session's custom id. */
 export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Promise<TaskRow & { session_external_id: string | null }> {
   const task = await db.selectFrom('tasks')
     .innerJoin('sessions', 'sessions.id', 'tasks.session_id')
@@ -17,6 +17,11 @@ export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Pro
     .where('tasks.id', '=', taskId)
     .where('tasks.tenant_id', '=', caller.tenantId)
     .executeTakeFirst();
+  return ensureOwned(task, caller);
+}
+
+/** Another tenant's task does not exist for the caller; another user's is forbidden (spec 5.7). */
+export function ensureOwned<T extends { user_id: string }>(task: T | undefined, caller: Caller): T {
   if (!task) throw notFound('Task not found');
   if (task.user_id !== caller.userId) throw forbidden('Forbidden: not the task owner');
   return task;

@@ -1,13 +1,20 @@
 import type { App } from '../http/app-type.ts';
 import type { Deps } from '../deps.ts';
 import { submitTask } from './submit-task.ts';
+import { setTaskBudget } from './budget.ts';
+import { cancelTask, getControlState, pauseTask, resumeTask } from './control.ts';
 import { getEventHistory } from './event-history.ts';
 import { getTaskView, listTaskSummaries } from './read-tasks.ts';
 import {
+  BudgetBody, BudgetResponse, CancelResponse, ControlBody, ControlResponse, ControlStateResponse,
   ErrorBody, EventHistoryQuery, EventHistoryResponse, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
   SubmitTaskBody, SubmitTaskResponse, TaskIdParams, TaskView, TimelineResponse,
 } from './schemas.ts';
 import { getTimeline } from './timeline.ts';
+import { Type } from 'typebox';
+
+/** Control routes take an optional body: no body at all means `{}` (validated like any other). */
+const optionalBody = async (request: { body: unknown }) => { request.body ??= {}; };
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
@@ -62,4 +69,33 @@ export async function taskRoutes(app: App, deps: Deps) {
       params: TaskIdParams, response: { 200: TimelineResponse, ...errors },
     },
   }, async (request) => getTimeline(deps, request.caller, request.params.id));
+
+  app.post('/api/v1/tasks/:id/pause', {
+    preValidation: optionalBody,
+    schema: { tags: ['tasks'], summary: 'Pause at the next checkpoint', params: TaskIdParams, body: ControlBody, response: { 202: ControlResponse, ...errors } },
+  }, async (request, reply) => reply.status(202).send(await pauseTask(deps, request.caller, request.params.id, request.body)));
+
+  app.post('/api/v1/tasks/:id/resume', {
+    preValidation: optionalBody,
+    schema: { tags: ['tasks'], summary: 'Resume a paused task', params: TaskIdParams, body: ControlBody, response: { 202: ControlResponse, ...errors } },
+  }, async (request, reply) => reply.status(202).send(await resumeTask(deps, request.caller, request.params.id, request.body)));
+
+  app.post('/api/v1/tasks/:id/cancel', {
+    preValidation: optionalBody,
+    schema: {
+      tags: ['tasks'], summary: 'Cancel a queued, running or paused task', params: TaskIdParams, body: ControlBody,
+      response: { 200: CancelResponse, 202: CancelResponse, ...errors },
+    },
+  }, async (request, reply) => {
+    const outcome = await cancelTask(deps, request.caller, request.params.id, request.body);
+    return reply.status(outcome.statusCode).send(outcome.body);
+  });
+
+  app.get('/api/v1/tasks/:id/control-state', {
+    schema: { tags: ['tasks'], summary: 'Pause and cancel state', params: TaskIdParams, response: { 200: ControlStateResponse, ...errors } },
+  }, async (request) => getControlState(deps, request.caller, request.params.id));
+
+  app.put('/api/v1/tasks/:id/budget', {
+    schema: { tags: ['tasks'], summary: 'Set the task token budget (then resume a task paused for budget)', params: TaskIdParams, body: BudgetBody, response: { 200: BudgetResponse, ...errors } },
+  }, async (request) => setTaskBudget(deps, request.caller, request.params.id, request.body.token_budget));
 }

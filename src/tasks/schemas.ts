@@ -30,6 +30,7 @@ export const TaskContext = Type.Object({
   agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   agent_input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   platforms: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  token_budget: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
   mock_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
   mock_answer_words: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
 }, { additionalProperties: true });
@@ -214,3 +215,32 @@ export const TimelineResponse = Type.Object({
   })),
   steps: Type.Array(TimelineStep),
 });
+
+export const ControlBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+
+export const ControlResponse = Type.Object({ success: Type.Boolean(), message: Type.String(), task_id: Type.String() });
+
+export const CancelResponse = Type.Object({ success: Type.Boolean(), message: Type.String(), status: Type.String() });
+
+export const ControlStateResponse = Type.Object({
+  is_paused: Type.Boolean(),
+  is_cancelled: Type.Boolean(),
+  paused_at: Type.String({ description: 'empty when never paused' }),
+  pause_reason: Type.String(),
+  paused_by: Type.String(),
+  cancel_reason: Type.String(),
+  cancelled_by: Type.String(),
+});
+
+export const BudgetBody = Type.Object({ token_budget: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }) });
+
+export const BudgetResponse = Type.Object({
+  task_id: Type.String(),
+  token_budget: Type.Integer(),
+  tokens_used: Type.Integer(),
+  session_id: Type.String(),
+  session_token_budget: Type.Integer(),
+  session_tokens_used: Type.Integer(),
+});
+
+export const SessionBudgetBody = Type.Object({ token_budget: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 }) });

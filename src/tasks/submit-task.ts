@@ -36,6 +36,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     requested_mode: input.mode ?? null,
     context,
     options: pickOptions(input),
+    token_budget: typeof context.token_budget === 'number' ? context.token_budget : deps.config.budgets.taskTokens,
     status: 'QUEUED',
   });
   // The row is committed first: if we die before the enqueue, the recovery sweep enqueues it.

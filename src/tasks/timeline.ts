@@ -4,12 +4,11 @@ import type { Deps } from '../deps.ts';
 import { findOwnedTask } from './queries.ts';
 import { toStatusName } from './status-names.ts';
 
-/** Which phase each durable step belongs to; unknown names count as execution. */
-const PHASE_OF_STEP: Record<string, string> = {
-  'start-task': 'setup',
-  'complete-task': 'completion',
-  'fail-task': 'completion',
-};
+/** Which phase each durable step belongs to (first match); anything else counts as execution. */
+const PHASE_RULES: Array<[RegExp, string]> = [
+  [/^(start-task|checkpoint:pre_routing|(paused|resumed):pre_routing)$/, 'setup'],
+  [/^(complete-task|finish-with-error|checkpoint:pre_completion|(paused|resumed):pre_completion)$/, 'completion'],
+];
 const WAIT_STEPS = /^DBOS\.(recv|sleep|getEvent)/;
 
 interface TimelineStep {
@@ -38,7 +37,7 @@ export async function getTimeline(deps: Deps, caller: Caller, taskId: string) {
       index: record.functionID,
       name: record.name,
       kind: record.childWorkflowID ? 'child_workflow' : WAIT_STEPS.test(record.name) ? 'wait' : 'step',
-      phase: PHASE_OF_STEP[record.name] ?? 'execution',
+      phase: PHASE_RULES.find(([pattern]) => pattern.test(record.name))?.[1] ?? 'execution',
       status: record.error ? 'failed' : record.completedAtEpochMs === undefined ? 'running' : 'completed',
       started_at: isoOrNull(record.startedAtEpochMs),
       completed_at: isoOrNull(record.completedAtEpochMs),

@@ -16,13 +16,16 @@ export class AgentTimeoutError extends Error {
 }
 
 /**
- * Runs `work` with a signal that aborts at the task's wall-clock deadline or the agent limit,
- * whichever comes first; an aborted call surfaces as the timeout error itself.
+ * Runs `work` with a signal that aborts at the task's wall-clock deadline, the agent limit or a
+ * cancellation, whichever comes first; an aborted call surfaces as the reason itself.
  */
-export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapshot, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapshot, cancel: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const untilDeadline = Math.max(0, task.deadlineMs - Date.now());
   const agentLimitMs = config.agentTimeoutSeconds * 1000;
   const controller = new AbortController();
+  const onCancel = () => controller.abort(cancel.reason);
+  if (cancel.aborted) onCancel();
+  cancel.addEventListener('abort', onCancel, { once: true });
   const timer = untilDeadline <= agentLimitMs
     ? setTimeout(() => controller.abort(new TaskTimeoutError(config.taskTimeoutSeconds)), untilDeadline)
     : setTimeout(() => controller.abort(new AgentTimeoutError(config.agentTimeoutSeconds)), agentLimitMs);
@@ -32,5 +35,6 @@ export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapsh
     throw controller.signal.aborted ? controller.signal.reason : error;
   } finally {
     clearTimeout(timer);
+    cancel.removeEventListener('abort', onCancel);
   }
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
-import { callAgent } from './call-agent.ts';
+import { runBudgetedAgent } from './budgeted-agent.ts';
+import { checkpoint } from './checkpoint.ts';
 import { loadSessionHistory } from './session-history.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import type { TaskOutcome } from './task-lifecycle.ts';
@@ -7,9 +8,10 @@ import type { TaskSnapshot } from './task-snapshot.ts';
 
 export const SIMPLE_AGENT_ID = 'simple-agent';
 
-/** One agent answers with the session's recent history and the task's system prompt (spec 1.5 of the reference). */
+/** One agent answers with the session's recent history and the task's system prompt. */
 export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
-  const answer = await callAgent(deps, task, async () => ({
+  await checkpoint(deps, task, 'pre_execution');
+  const answer = await runBudgetedAgent(deps, task, async () => ({
     agentId: SIMPLE_AGENT_ID,
     progress: 'Answering directly with one agent',
     system: buildSystemPrompt(task.context),

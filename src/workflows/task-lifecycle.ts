@@ -6,10 +6,14 @@ import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 /** Marks the task RUNNING and announces it; returns the snapshot the rest of the workflow uses. */
 export async function startTask(deps: Deps, taskId: string): Promise<TaskSnapshot | null> {
   const snapshot = await deps.db.transaction().execute(async (transaction) => {
+    // A task paused while queued stays PAUSED; its first checkpoint holds it.
     const task = await transaction.updateTable('tasks')
-      .set({ status: 'RUNNING', started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never })
+      .set({
+        status: sql`case when pause_requested then 'PAUSED' else 'RUNNING' end` as never,
+        started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never,
+      })
       .where('id', '=', taskId)
-      .where('status', 'in', ['QUEUED', 'RUNNING'])
+      .where('status', 'in', ['QUEUED', 'RUNNING', 'PAUSED'])
       .returningAll()
       .executeTakeFirst();
     if (!task) return null;
@@ -74,14 +78,32 @@ export async function completeTask(deps: Deps, task: TaskSnapshot, outcome: Task
   deps.events.wake(task.id);
 }
 
+const UNFINISHED = ['QUEUED', 'RUNNING', 'PAUSED'] as const;
+
 /** Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. */
 export async function failTask(deps: Deps, task: TaskSnapshot, status: 'FAILED' | 'TIMEOUT', error: string): Promise<void> {
   await deps.db.transaction().execute(async (transaction) => {
-    await transaction.updateTable('tasks').set({
+    const updated = await transaction.updateTable('tasks').set({
       status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never,
-    }).where('id', '=', task.id).execute();
+    }).where('id', '=', task.id).where('status', 'in', UNFINISHED).returning('id').executeTakeFirst();
+    if (!updated) return;
     await appendTaskEvents(transaction, task.id, [
       { type: 'ERROR_OCCURRED', agentId: 'orchestrator', message: error, payload: { status }, dedupeKey: 'task-error' },
+      { type: 'STREAM_END', message: 'Stream ended', dedupeKey: 'stream-end' },
+    ]);
+  });
+  deps.events.wake(task.id);
+}
+
+/** Records the cancellation the workflow honoured at `checkpoint` and closes the event stream. */
+export async function finishCancelled(deps: Deps, task: TaskSnapshot, checkpoint: string): Promise<void> {
+  await deps.db.transaction().execute(async (transaction) => {
+    const cancelled = await transaction.updateTable('tasks').set({
+      status: 'CANCELLED', error: 'cancelled', completed_at: sql`now()` as never, updated_at: sql`now()` as never,
+    }).where('id', '=', task.id).where('status', 'in', UNFINISHED).returning(['pause_requested']).executeTakeFirst();
+    if (!cancelled) return;
+    await appendTaskEvents(transaction, task.id, [
+      { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint, was_paused: cancelled.pause_requested }, dedupeKey: 'workflow-cancelled' },
       { type: 'STREAM_END', message: 'Stream ended', dedupeKey: 'stream-end' },
     ]);
   });

@@ -1,8 +1,9 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
-import { TaskTimeoutError } from './deadline.ts';
+import { checkpoint } from './checkpoint.ts';
+import { hasErrorName } from './control-errors.ts';
 import { runSimpleWorkflow } from './simple.ts';
-import { completeTask, failTask, startTask, type TaskOutcome } from './task-lifecycle.ts';
+import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 export type TaskWorkflow = (taskId: string) => Promise<void>;
@@ -12,21 +13,26 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return DBOS.registerWorkflow(async (taskId: string) => {
     const task = await DBOS.runStep(() => startTask(deps, taskId), { name: 'start-task' });
     if (!task) return;
-    let outcome: TaskOutcome;
     try {
-      outcome = await routeTask(deps, task);
+      await checkpoint(deps, task, 'pre_routing');
+      const outcome = await routeTask(deps, task);
+      await checkpoint(deps, task, 'pre_completion');
+      await DBOS.runStep(() => completeTask(deps, task, outcome), { name: 'complete-task' });
     } catch (error) {
-      const timedOut = error instanceof TaskTimeoutError;
-      const message = error instanceof Error ? error.message : String(error);
-      deps.logger.warn({ task_id: taskId, err: error }, 'task failed');
-      await DBOS.runStep(() => failTask(deps, task, timedOut ? 'TIMEOUT' : 'FAILED', message), { name: 'fail-task' });
-      return;
+      await DBOS.runStep(() => finishWithError(deps, task, error), { name: 'finish-with-error' });
     }
-    await DBOS.runStep(() => completeTask(deps, task, outcome), { name: 'complete-task' });
   }, { name: 'agentgate.task' });
 }
 
 /** Chooses the workflow for a task. Only the simple workflow exists so far; later issues add the others. */
 async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   return runSimpleWorkflow(deps, task);
+}
+
+/** Errors come back from step records by name: cancellation, the deadline, or a failure. */
+async function finishWithError(deps: Deps, task: TaskSnapshot, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  if (hasErrorName(error, 'TaskCancelledError')) return finishCancelled(deps, task, message.replace(/^task cancelled at /, ''));
+  deps.logger.warn({ task_id: task.id, err: error }, 'task failed');
+  await failTask(deps, task, hasErrorName(error, 'TaskTimeoutError') ? 'TIMEOUT' : 'FAILED', message);
 }

@@ -55,14 +55,16 @@ describe('GET /api/v1/tasks/{id}/events and /timeline', () => {
   it('builds the same timeline on every call from the durable step records', async () => {
     const first = await gateway().request('GET', `/api/v1/tasks/${taskId}/timeline`);
     assert.equal(first.status, 200);
-    assert.deepEqual(first.body.steps.map((step: any) => step.name), ['start-task', 'simple-agent', 'complete-task']);
+    assert.deepEqual(first.body.steps.map((step: any) => step.name), [
+      'start-task', 'checkpoint:pre_routing', 'checkpoint:pre_execution', 'simple-agent', 'checkpoint:pre_completion', 'complete-task',
+    ]);
     assert.deepEqual(first.body.phases.map((phase: any) => phase.name), ['setup', 'execution', 'completion']);
     for (const step of first.body.steps) {
       assert.equal(step.status, 'completed');
       assert.ok(step.duration_ms >= 0);
       assert.equal(step.retries, 0);
     }
-    assert.ok(first.body.steps[1].duration_ms >= 300, 'the agent step took the mock delay');
+    assert.ok(first.body.steps[3].duration_ms >= 300, 'the agent step took the mock delay');
     assert.equal(first.body.status, 'TASK_STATUS_COMPLETED');
     const second = await gateway().request('GET', `/api/v1/tasks/${taskId}/timeline`);
     assert.deepEqual(second.body, first.body);

@@ -1,0 +1,143 @@
+import { sql } from 'kysely';
+import type { Caller } from '../auth/caller.ts';
+import type { Db } from '../db/database.ts';
+import type { TaskRow, TaskStatus } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
+import { cancelQueuedWorkflow, signalTask } from '../engine/engine.ts';
+import { AppError, conflict } from '../errors.ts';
+import { appendTaskEvents } from '../events/append-event.ts';
+import { ensureOwned } from './queries.ts';
+import { isTerminal, toStatusName } from './status-names.ts';
+
+/** How 409 messages name a state (spec 3.1 / 7: `cannot pause <state> task`). */
+const STATE_WORDS: Record<TaskStatus, string> = {
+  QUEUED: 'queued', RUNNING: 'running', PAUSED: 'paused', COMPLETED: 'completed',
+  FAILED: 'failed', CANCELLED: 'cancelled', TIMEOUT: 'timed out',
+};
+const CANCEL_WAIT_MS = 3_000;
+
+export interface ControlRequest { reason?: string }
+
+/**
+ * Pause takes effect at the workflow's next checkpoint; the status reads PAUSED from the moment the
+ * request is accepted (a queued task is held before it starts).
+ */
+export async function pauseTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
+  await changeControl(deps, caller, taskId, async (transaction, task) => {
+    if (isTerminal(task.status)) throw conflict(`cannot pause ${STATE_WORDS[task.status]} task`);
+    if (task.cancel_requested) throw conflict('cannot pause a task that is being cancelled');
+    if (task.pause_requested) throw conflict('task is already paused');
+    await transaction.updateTable('tasks').set({
+      status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never,
+      pause_reason: request.reason ?? null, paused_by: caller.userId, updated_at: sql`now()` as never,
+    }).where('id', '=', task.id).execute();
+    await appendTaskEvents(transaction, task.id, [{
+      type: 'WORKFLOW_PAUSING', agentId: 'orchestrator', message: 'Pause requested',
+      payload: { reason: request.reason ?? null, requested_by: caller.userId },
+    }]);
+  });
+  return { success: true, message: 'Pause signal sent', task_id: taskId };
+}
+
+export async function resumeTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
+  await changeControl(deps, caller, taskId, async (transaction, task) => {
+    if (isTerminal(task.status)) throw conflict(`cannot resume ${STATE_WORDS[task.status]} task`);
+    if (!task.pause_requested) throw conflict('task is not paused');
+    await transaction.updateTable('tasks').set({
+      status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
+      pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
+    }).where('id', '=', task.id).execute();
+    await appendTaskEvents(transaction, task.id, [{
+      type: 'WORKFLOW_RESUMED', agentId: 'orchestrator', message: 'Task resumed',
+      payload: { reason: request.reason ?? null, requested_by: caller.userId },
+    }]);
+  });
+  await signalTask(taskId, 'resume');
+  return { success: true, message: 'Resume signal sent', task_id: taskId };
+}
+
+/**
+ * A queued task is cancelled at once. A running or paused one is asked to stop: its in-flight model
+ * call is aborted (the worker listens for this) and the workflow records CANCELLED. We wait briefly for
+ * that so the answer usually carries the final status; a task whose worker is down is cancelled when it
+ * comes back, and the answer says so with 202.
+ */
+export async function cancelTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
+  let wasQueued = false;
+  await changeControl(deps, caller, taskId, async (transaction, task) => {
+    if (isTerminal(task.status)) {
+      throw new AppError(409, `cannot cancel ${STATE_WORDS[task.status]} task`, {
+        extras: { success: false, message: `cannot cancel ${STATE_WORDS[task.status]} task`, status: toStatusName(task.status) },
+      });
+    }
+    if (task.cancel_requested) return;
+    wasQueued = task.status === 'QUEUED' || (task.status === 'PAUSED' && !task.started_at);
+    await transaction.updateTable('tasks').set({
+      cancel_requested: true, cancel_reason: request.reason ?? null, cancelled_by: caller.userId,
+      ...(wasQueued ? { status: 'CANCELLED', completed_at: sql`now()` as never, error: 'cancelled before it started' } : {}),
+      updated_at: sql`now()` as never,
+    }).where('id', '=', task.id).execute();
+    await appendTaskEvents(transaction, task.id, [
+      { type: 'WORKFLOW_CANCELLING', agentId: 'orchestrator', message: 'Cancellation requested', payload: { reason: request.reason ?? null, requested_by: caller.userId } },
+      ...(wasQueued ? [
+        { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint: 'queued', was_paused: task.pause_requested } },
+        { type: 'STREAM_END', message: 'Stream ended' },
+      ] : []),
+    ]);
+  });
+  if (wasQueued) await cancelQueuedWorkflow(taskId);
+  else await signalTask(taskId, 'cancel');
+  const status = wasQueued ? 'CANCELLED' : await waitForStatus(deps, taskId, 'CANCELLED', CANCEL_WAIT_MS);
+  const done = status === 'CANCELLED';
+  return {
+    statusCode: done ? 200 : 202,
+    body: {
+      success: true,
+      message: done ? 'Task cancelled successfully' : 'Cancellation requested; it takes effect at the task\'s next checkpoint',
+      status: toStatusName(status),
+    },
+  };
+}
+
+export async function getControlState(deps: Deps, caller: Caller, taskId: string) {
+  const task = await lockOwnedTask(deps.db, caller, taskId, false);
+  return {
+    is_paused: task.pause_requested && !isTerminal(task.status),
+    is_cancelled: task.cancel_requested || task.status === 'CANCELLED',
+    paused_at: task.paused_at?.toISOString() ?? '',
+    pause_reason: task.pause_reason ?? '',
+    paused_by: task.paused_by ?? '',
+    cancel_reason: task.cancel_reason ?? '',
+    cancelled_by: task.cancelled_by ?? '',
+  };
+}
+
+/** Runs a control change on the locked task row; events it appends are announced after commit. */
+async function changeControl(deps: Deps, caller: Caller, taskId: string, change: (transaction: Db, task: TaskRow) => Promise<void>) {
+  await deps.db.transaction().execute(async (transaction) => change(transaction, await lockOwnedTask(transaction, caller, taskId, true)));
+  deps.events.wake(taskId);
+}
+
+async function lockOwnedTask(db: Db, caller: Caller, taskId: string, forUpdate: boolean): Promise<TaskRow> {
+  let query = db.selectFrom('tasks').selectAll().where('id', '=', taskId).where('tenant_id', '=', caller.tenantId);
+  if (forUpdate) query = query.forUpdate();
+  return ensureOwned(await query.executeTakeFirst(), caller);
+}
+
+async function waitForStatus(deps: Deps, taskId: string, wanted: TaskStatus, timeoutMs: number): Promise<TaskStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let wake: () => void = () => {};
+  const unsubscribe = deps.events.subscribe(taskId, () => wake());
+  try {
+    for (;;) {
+      const row = await deps.db.selectFrom('tasks').select('status').where('id', '=', taskId).executeTakeFirstOrThrow();
+      if (row.status === wanted || isTerminal(row.status) || Date.now() >= deadline) return row.status;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now())));
+      });
+    }
+  } finally {
+    unsubscribe();
+  }
+}

@@ -1,0 +1,43 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { sql } from 'kysely';
+import type { Deps } from '../deps.ts';
+import { appendTaskEvents } from '../events/append-event.ts';
+import { callAgent, type AgentCall } from './call-agent.ts';
+import { checkpoint } from './checkpoint.ts';
+import { BudgetExhaustedError } from './control-errors.ts';
+import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
+import type { BudgetState } from './token-budget.ts';
+
+/**
+ * Runs an agent call under the token budgets. When a budget is spent the task pauses with reason
+ * `budget` (resume it after raising the budget) or, with BUDGET_EXHAUSTED_ACTION=fail, fails.
+ */
+export async function runBudgetedAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentAnswer> {
+  for (;;) {
+    const outcome = await callAgent(deps, task, prepare, stepName);
+    if ('answer' in outcome) return outcome.answer;
+    const message = describeExhausted(outcome.budgetExhausted);
+    if (deps.config.budgets.onExhausted === 'fail') throw new BudgetExhaustedError(message);
+    await DBOS.runStep(() => pauseForBudget(deps, task.id, message), { name: 'pause-for-budget' });
+    await checkpoint(deps, task, 'budget');
+  }
+}
+
+function describeExhausted(state: BudgetState): string {
+  return `${state.scope} token budget exhausted: ${state.used} of ${state.budget} tokens used`;
+}
+
+async function pauseForBudget(deps: Deps, taskId: string, message: string): Promise<void> {
+  await deps.db.transaction().execute(async (transaction) => {
+    const paused = await transaction.updateTable('tasks').set({
+      status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never, pause_reason: 'budget', paused_by: 'system',
+      updated_at: sql`now()` as never,
+    }).where('id', '=', taskId).where('cancel_requested', '=', false).where('pause_requested', '=', false)
+      .returning('id').executeTakeFirst();
+    if (!paused) return;
+    await appendTaskEvents(transaction, taskId, [{
+      type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' },
+    }]);
+  });
+  deps.events.wake(taskId);
+}

@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { ModelTextResult } from '../llm/stream-model-text.ts';
+import { recordUsage } from '../llm/record-usage.ts';
+import type { TaskSnapshot } from './task-snapshot.ts';
+
+/** Below this many tokens of room for an answer, a budget counts as exhausted. */
+const MIN_ANSWER_TOKENS = 16;
+const THRESHOLDS = [80, 90, 100] as const;
+
+export type BudgetScope = 'task' | 'session';
+
+export interface BudgetState { scope: BudgetScope; used: number; budget: number }
+
+export type Reservation =
+  | { granted: true; maxOutputTokens: number }
+  | { granted: false; exhausted: BudgetState };
+
+export interface ThresholdCrossing extends BudgetState { threshold: number }
+
+/**
+ * Sets tokens aside for one model call under the task's and the session's budgets. The rows are locked,
+ * and tokens already reserved by calls in flight count as spent, so parallel agents cannot overrun a
+ * budget together. The call's answer is capped to the room left: a call never starts that could
+ * exceed a budget except by the error of the input estimate (chars / 4).
+ */
+export async function reserveTokens(db: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
+  return db.transaction().execute(async (transaction) => {
+    const states = await lockBudgets(transaction, config, task, callKey);
+    const room = Math.min(...states.map((state) => state.budget - state.used));
+    const exhausted = states.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
+    if (exhausted) return { granted: false, exhausted };
+    const maxOutputTokens = Math.min(wantedOutput, room - estimatedInput);
+    await transaction.insertInto('token_reservations')
+      .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens })
+      .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens }))
+      .execute();
+    return { granted: true, maxOutputTokens };
+  });
+}
+
+/** Records the call's usage and frees its reservation in one transaction; returns budget thresholds crossed. */
+export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
+  return db.transaction().execute(async (transaction) => {
+    await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result);
+    await transaction.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
+    const spent = result.inputTokens + result.outputTokens;
+    const after = await readBudgets(transaction, config, task, undefined);
+    return after.flatMap((state) => THRESHOLDS
+      .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
+      .map((threshold) => ({ ...state, threshold })));
+  });
+}
+
+export async function releaseTokens(db: Db, callKey: string): Promise<void> {
+  await db.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
+}
+
+async function lockBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot, excludeCallKey: string): Promise<BudgetState[]> {
+  await sql`select 1 from tasks where id = ${task.id} for update`.execute(db);
+  await sql`select 1 from sessions where id = ${task.sessionId} for update`.execute(db);
+  return readBudgets(db, config, task, excludeCallKey);
+}
+
+/** Spent (usage rows) plus set aside (reservations of other calls) against each budget. */
+async function readBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot, excludeCallKey: string | undefined): Promise<BudgetState[]> {
+  const { rows } = await sql<{ task_budget: number | null; session_budget: number; task_used: number; session_used: number }>`
+    select t.token_budget as task_budget, s.token_budget as session_budget,
+      (select coalesce(sum(total_tokens), 0) from usage_records where task_id = t.id)
+        + (select coalesce(sum(tokens), 0) from token_reservations where task_id = t.id and call_key is distinct from ${excludeCallKey ?? null}) as task_used,
+      (select coalesce(sum(total_tokens), 0) from usage_records where session_id = s.id)
+        + (select coalesce(sum(tokens), 0) from token_reservations where session_id = s.id and call_key is distinct from ${excludeCallKey ?? null}) as session_used
+    from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
+  const row = rows[0];
+  return [
+    { scope: 'task', used: Number(row.task_used), budget: Number(row.task_budget ?? config.budgets.taskTokens) },
+    { scope: 'session', used: Number(row.session_used), budget: Number(row.session_budget) },
+  ];
+}
+
+const percent = (used: number, budget: number) => (budget <= 0 ? 100 : (used / budget) * 100);
