@@ -5,9 +5,11 @@ import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
-import { installAuthentication } from './auth/caller.ts';
+import { installAuthentication } from './auth/authenticate.ts';
+import { authRoutes } from './auth/routes.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installRateLimit } from './http/rate-limit.ts';
 import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
@@ -58,11 +60,13 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
   installTraceContext(app);
   installErrorHandler(app);
-  installAuthentication(app, { skipAuth: deps.config.skipAuth });
+  installAuthentication(app, deps);
+  installRateLimit(app, deps);
   installIdempotency(app, { db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   await probeRoutes(app, deps);
+  await authRoutes(app, deps);
   await taskRoutes(app, deps);
   await streamingRoutes(app, deps);
   await sessionRoutes(app, deps);

@@ -34,7 +34,18 @@ const EnvSchema = Type.Object({
   MAX_STREAMS_PER_KEY: Type.Integer({ minimum: 1, default: 100 }),
   TASK_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
   BUDGET_EXHAUSTED_ACTION: Type.Enum(['pause', 'fail'], { default: 'pause' }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, default: 900 }),
+  REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  LOGIN_ATTEMPTS_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 5 }),
+  LOGIN_ATTEMPTS_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
+  POLICY_FILE: Type.Optional(Type.String()),
+  POLICY_MODE: Type.Optional(Type.Enum(['enforce', 'dry-run', 'off'])),
 });
+
+/** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
+export const DEVELOPMENT_JWT_SECRET = 'agentgate-development-secret-do-not-use-in-production';
 
 export type ProcessRole = 'all' | 'gateway' | 'worker';
 export type EnvironmentName = Static<typeof Environment>;
@@ -62,6 +73,16 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  auth: {
+    jwtSecret: string;
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlDays: number;
+    /** Requests per minute of a key on the free plan (other plans scale it; keys and tenants may override). */
+    rateLimitPerMinute: number;
+    loginAttemptsPerAccount: number;
+    loginAttemptsPerIp: number;
+  };
+  policy: { file: string | undefined; mode: 'enforce' | 'dry-run' | 'off' | undefined };
   budgets: {
     /** Tokens one task may spend unless its context sets `token_budget`. */
     taskTokens: number;
@@ -108,7 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       `${instancePath.replace(/^\//, '') || 'env'}: ${message} (got ${JSON.stringify(valueAt(known, instancePath))})`));
   }
   const environment = values.GATEWAY_ENV ?? 'development';
-  const skipAuth = values.GATEWAY_SKIP_AUTH === undefined ? environment !== 'production' : values.GATEWAY_SKIP_AUTH === '1';
+  const skipAuth = values.GATEWAY_SKIP_AUTH === undefined ? environment === 'development' : values.GATEWAY_SKIP_AUTH === '1';
+  checkSecurity(environment, skipAuth, values.JWT_SECRET);
   const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
   return Object.freeze({
     environment,
@@ -131,6 +153,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    auth: Object.freeze({
+      jwtSecret: values.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
+      accessTokenTtlSeconds: values.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlDays: values.REFRESH_TOKEN_TTL_DAYS,
+      rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+      loginAttemptsPerAccount: values.LOGIN_ATTEMPTS_PER_ACCOUNT,
+      loginAttemptsPerIp: values.LOGIN_ATTEMPTS_PER_IP,
+    }),
+    policy: Object.freeze({
+      file: values.POLICY_FILE === undefined ? undefined : path.resolve(values.POLICY_FILE),
+      mode: values.POLICY_MODE as 'enforce' | 'dry-run' | 'off' | undefined,
+    }),
     budgets: Object.freeze({
       taskTokens: values.TASK_TOKEN_BUDGET,
       onExhausted: values.BUDGET_EXHAUSTED_ACTION as 'pause' | 'fail',
@@ -149,6 +183,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });
+}
+
+/** Skip-auth only in development; production needs its own JWT secret (spec 5.3, DESIGN principle 6). */
+function checkSecurity(environment: EnvironmentName, skipAuth: boolean, jwtSecret: string | undefined): void {
+  const problems: string[] = [];
+  if (skipAuth && environment !== 'development') {
+    problems.push(`GATEWAY_SKIP_AUTH: authentication can be skipped only with GATEWAY_ENV=development (it is ${environment})`);
+  }
+  if (environment === 'production' && (!jwtSecret || jwtSecret === DEVELOPMENT_JWT_SECRET)) {
+    problems.push('JWT_SECRET: production needs its own secret of at least 32 characters');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 function valueAt(object: Record<string, unknown>, instancePath: string): unknown {

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
+import type { Policy } from './policy/policy.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
 export interface Deps {
@@ -10,6 +11,7 @@ export interface Deps {
   db: Db;
   models: ModelRegistry;
   logger: Logger;
+  policy: Policy;
   /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */
   events: EventHub;
   engine: {

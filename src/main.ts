@@ -1,6 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
+import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
+import { purgeOldWindows } from './http/fixed-window.ts';
+import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
@@ -9,18 +12,20 @@ import type { Deps } from './deps.ts';
 import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
+import { loadPolicy } from './policy/policy.ts';
 import { requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow, type TaskWorkflow } from './workflows/task-workflow.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
 const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
-const USAGE = 'usage: node src/main.ts <serve|migrate> [--role all|gateway|worker]';
+const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|worker]';
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
-  const config = loadConfig(process.env, parseRole(rest));
-  const logger = pino({ level: config.logLevel, base: { service: 'agentgate' } });
+  const config = loadConfig(process.env, command === 'serve' ? parseRole(rest) : 'all');
+  const logger = pino({ level: config.logLevel, base: { service: 'agentgate' }, redact: REDACTED_FIELDS, serializers: logSerializers });
   if (command === 'migrate') return migrate(config, logger);
+  if (command === 'keys') return createKey(config, logger, rest);
   if (command === 'serve') return serve(config, logger);
   throw new Error(USAGE);
 }
@@ -35,6 +40,20 @@ async function migrate(config: Readonly<Config>, logger: Logger): Promise<void> 
   logger.info('migrations applied');
 }
 
+/** Credentials never reach the logs (headers, and the SSE `api_key` query parameter in URLs). */
+const REDACTED_FIELDS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.refresh_token', '*.access_token'];
+
+async function createKey(config: Readonly<Config>, logger: Logger, args: string[]): Promise<void> {
+  const command = parseKeyCommand(args);
+  const connection = await connectDatabase(config, logger);
+  try {
+    const key = await createAdminKey(connection.db, command);
+    process.stdout.write(`API key for ${command.email} (tenant ${key.tenant_id}, scopes *):\n${key.key}\nStore it now: it is not shown again.\n`);
+  } finally {
+    await connection.close();
+  }
+}
+
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const connection = await connectDatabase(config, logger);
@@ -44,7 +63,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const events = await createEventHub(connection.url, logger);
   let taskWorkflow: TaskWorkflow | undefined;
   const deps: Deps = {
-    config, db: connection.db, models, logger, events,
+    config, db: connection.db, models, logger, events, policy: loadPolicy(config.policy.file, config.policy.mode),
     engine: { enqueueTask: (taskId) => enqueueTaskWorkflow(taskWorkflow!, taskId) },
   };
   taskWorkflow = registerTaskWorkflow(deps);
@@ -54,6 +73,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
   ];
   void purgeExpiredEvents(connection.db, config.events).catch((error) => logger.error({ err: error }, 'event purge failed'));
 

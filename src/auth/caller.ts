@@ -1,14 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import { unauthorized } from '../errors.ts';
-
 export type Role = 'owner' | 'admin' | 'member';
+export type AuthMethod = 'api_key' | 'jwt' | 'development';
 
 /** Who is calling: passed explicitly to every service and query that touches data (STYLE.md §2). */
 export interface Caller {
   tenantId: string;
   userId: string;
   role: Role;
-  scopes: string[];
+  scopes: readonly string[];
+  authMethod: AuthMethod;
+  /** Set when the request authenticated with an API key. */
+  apiKeyId?: string;
 }
 
 export const DEVELOPMENT_CALLER: Caller = Object.freeze({
@@ -16,28 +17,33 @@ export const DEVELOPMENT_CALLER: Caller = Object.freeze({
   userId: '00000000-0000-0000-0000-000000000002',
   role: 'owner',
   scopes: ['*'],
-}) as Caller;
+  authMethod: 'development',
+});
+
+/** Scope names. `*` grants all; `skills:dangerous` is needed for dangerous skills (spec 5.9). */
+export const SCOPES = ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write', 'keys:manage', 'skills:dangerous'] as const;
+export const DEFAULT_KEY_SCOPES = ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write'];
+
+export function hasScope(caller: Caller, scope: string): boolean {
+  return caller.scopes.includes('*') || caller.scopes.includes(scope);
+}
+
+/** Scopes a signed-in user (JWT) has: owners and admins everything, members the defaults. */
+export const scopesForRole = (role: Role): string[] => (role === 'member' ? [...DEFAULT_KEY_SCOPES, 'keys:manage'] : ['*']);
+
+export const isAdmin = (caller: Caller) => caller.role === 'owner' || caller.role === 'admin';
+
+/** A stable key for per-credential limits: the API key, else the user in their tenant. */
+export const credentialKey = (caller: Caller) => caller.apiKeyId ? `key:${caller.apiKeyId}` : `user:${caller.tenantId}:${caller.userId}`;
 
 declare module 'fastify' {
   interface FastifyRequest { caller: Caller }
   interface FastifyContextConfig {
-    /** The route needs no caller (probes). */
+    /** The route needs no caller (probes, login). */
     public?: boolean;
     /** The route also accepts the `api_key` query parameter (SSE only, spec 5.5). */
     queryApiKey?: boolean;
+    /** The scope a caller needs for this route. */
+    scope?: string;
   }
-}
-
-/**
- * Every route requires a caller unless its config says `public: true` (the probes).
- * With skip-auth every request runs as the development user. Credential checks (API keys, JWT)
- * arrive with the authentication issue; until then a gateway without skip-auth admits nobody.
- */
-export function installAuthentication(app: FastifyInstance, options: { skipAuth: boolean }): void {
-  app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) return;
-    if (!options.skipAuth) throw unauthorized();
-    request.caller = DEVELOPMENT_CALLER;
-  });
 }

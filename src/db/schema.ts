@@ -8,6 +8,7 @@ export interface TenantsTable {
   name: string;
   slug: string;
   plan: Generated<string>;
+  rate_limit_per_minute: number | null;
   created_at: Timestamp;
 }
 
@@ -17,7 +18,59 @@ export interface UsersTable {
   email: string;
   name: string | null;
   role: Generated<'owner' | 'admin' | 'member'>;
+  password_hash: string | null;
+  is_active: Generated<boolean>;
   created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  tenant_id: string;
+  role: 'owner' | 'admin' | 'member';
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string[];
+  rate_limit_per_minute: number | null;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface RefreshTokensTable {
+  id: string;
+  family_id: string;
+  user_id: string;
+  tenant_id: string;
+  token_hash: string;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface AuditLogsTable {
+  id: Generated<string>;
+  event_type: string;
+  user_id: string | null;
+  tenant_id: string | null;
+  ip: string | null;
+  details: Json;
+  created_at: Timestamp;
+}
+
+export interface RateLimitWindowsTable {
+  key: string;
+  window_start: number;
+  count: number;
 }
 
 export interface SessionsTable {
@@ -124,6 +177,16 @@ export interface TokenReservationsTable {
   created_at: Timestamp;
 }
 
+export interface SessionSummariesTable {
+  task_id: string;
+  session_id: string;
+  summary: string;
+  through_task_id: string;
+  through_part: number;
+  summarized_messages: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -134,6 +197,12 @@ export interface Database {
   task_event_cursors: TaskEventCursorsTable;
   idempotency_records: IdempotencyRecordsTable;
   token_reservations: TokenReservationsTable;
+  session_summaries: SessionSummariesTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  refresh_tokens: RefreshTokensTable;
+  audit_logs: AuditLogsTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

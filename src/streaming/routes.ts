@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { credentialKey } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../tasks/schemas.ts';
@@ -24,11 +25,11 @@ export async function streamingRoutes(app: App, deps: Deps) {
       lastEventId: (typeof header === 'string' && header.trim() !== '' ? header : undefined) ?? request.query.last_event_id,
       types: request.query.types,
     });
-    request.releaseStreamSlot = slots.acquire(request.caller.userId);
+    request.releaseStreamSlot = slots.acquire(credentialKey(request.caller));
   };
 
   app.get('/api/v1/stream/sse', {
-    config: { queryApiKey: true },
+    config: { queryApiKey: true, scope: 'tasks:read' },
     schema: {
       tags: ['streaming'], summary: 'Task events over Server-Sent Events, with replay',
       querystring: SseQuery, response: { 200: { type: 'string', description: 'text/event-stream' }, ...errors },
@@ -38,6 +39,7 @@ export async function streamingRoutes(app: App, deps: Deps) {
 
   app.get('/api/v1/stream/ws', {
     websocket: true,
+    config: { scope: 'tasks:read' },
     schema: { tags: ['streaming'], summary: 'Task events over WebSocket, with replay', querystring: StreamQuery, response: errors },
     preHandler: plan,
   }, (socket, request) => serveWebSocketStream(deps, socket, request.streamPlan!, request.releaseStreamSlot!));

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import type { TaskEvent } from '../events/append-event.ts';
 import { countEventsAfter, readEventsAfter } from '../events/read-events.ts';
 import { findOwnedTask } from './queries.ts';
 
@@ -21,10 +22,15 @@ export async function getEventHistory(deps: Deps, caller: Caller, taskId: string
   const hasMore = query.offset + events.length < total;
   return {
     workflow_id: task.id,
-    events: events.map(({ payload, ...event }) => (payload && Object.keys(payload).length > 0 ? { ...event, payload } : event)),
+    events: events.map(withPayloadWhenPresent),
     count: events.length,
     total_count: total,
     has_more: hasMore,
     next_after_seq: hasMore && events.length > 0 ? events.at(-1)!.seq : null,
   };
+}
+
+/** Event records carry `payload` only when it holds something. */
+export function withPayloadWhenPresent({ payload, ...event }: TaskEvent) {
+  return payload && Object.keys(payload).length > 0 ? { ...event, payload } : event;
 }

@@ -20,11 +20,11 @@ export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Pro
   return ensureOwned(task, caller);
 }
 
-/** Another tenant's task does not exist for the caller; another user's is forbidden (spec 5.7). */
-export function ensureOwned<T extends { user_id: string }>(task: T | undefined, caller: Caller): T {
-  if (!task) throw notFound('Task not found');
-  if (task.user_id !== caller.userId) throw forbidden('Forbidden: not the task owner');
-  return task;
+/** Another tenant's task or session does not exist for the caller; another user's is forbidden (spec 5.7). */
+export function ensureOwned<T extends { user_id: string }>(row: T | undefined, caller: Caller, resource: 'task' | 'session' = 'task'): T {
+  if (!row) throw notFound(resource === 'task' ? 'Task not found' : 'Session not found');
+  if (row.user_id !== caller.userId) throw forbidden(`Forbidden: not the ${resource} owner`);
+  return row;
 }
 
 export interface UsageBreakdownRow {

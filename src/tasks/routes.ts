@@ -20,6 +20,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 
 export async function taskRoutes(app: App, deps: Deps) {
   app.post('/api/v1/tasks', {
+    config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task', body: SubmitTaskBody, response: { 200: SubmitTaskResponse, ...errors } },
   }, async (request, reply) => {
     const submitted = await submitTask(deps, request.caller, request.body);
@@ -33,6 +34,7 @@ export async function taskRoutes(app: App, deps: Deps) {
   });
 
   app.post('/api/v1/tasks/stream', {
+    config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task and get its stream URL', body: SubmitStreamBody, response: { 201: SubmitStreamResponse, ...errors } },
   }, async (request, reply) => {
     const submitted = await submitTask(deps, request.caller, request.body);
@@ -46,10 +48,12 @@ export async function taskRoutes(app: App, deps: Deps) {
   });
 
   app.get('/api/v1/tasks', {
+    config: { scope: 'tasks:read' },
     schema: { tags: ['tasks'], summary: 'List tasks, newest first', querystring: ListTasksQuery, response: { 200: ListTasksResponse, ...errors } },
   }, async (request) => listTaskSummaries(deps, request.caller, request.query));
 
   app.get('/api/v1/tasks/:id', {
+    config: { scope: 'tasks:read' },
     schema: { tags: ['tasks'], summary: 'Task status and result', params: TaskIdParams, response: { 200: TaskView, ...errors } },
   }, async (request, reply) => {
     reply.header('x-workflow-id', request.params.id);
@@ -57,6 +61,7 @@ export async function taskRoutes(app: App, deps: Deps) {
   });
 
   app.get('/api/v1/tasks/:id/events', {
+    config: { scope: 'tasks:read' },
     schema: {
       tags: ['tasks'], summary: 'Persistent event history (LLM_PARTIAL only with include_partial=true)',
       params: TaskIdParams, querystring: EventHistoryQuery, response: { 200: EventHistoryResponse, ...errors },
@@ -64,6 +69,7 @@ export async function taskRoutes(app: App, deps: Deps) {
   }, async (request) => getEventHistory(deps, request.caller, request.params.id, request.query));
 
   app.get('/api/v1/tasks/:id/timeline', {
+    config: { scope: 'tasks:read' },
     schema: {
       tags: ['tasks'], summary: 'Deterministic timeline of the workflow: phases and durable steps',
       params: TaskIdParams, response: { 200: TimelineResponse, ...errors },
@@ -71,16 +77,19 @@ export async function taskRoutes(app: App, deps: Deps) {
   }, async (request) => getTimeline(deps, request.caller, request.params.id));
 
   app.post('/api/v1/tasks/:id/pause', {
+    config: { scope: 'tasks:write' },
     preValidation: optionalBody,
     schema: { tags: ['tasks'], summary: 'Pause at the next checkpoint', params: TaskIdParams, body: ControlBody, response: { 202: ControlResponse, ...errors } },
   }, async (request, reply) => reply.status(202).send(await pauseTask(deps, request.caller, request.params.id, request.body)));
 
   app.post('/api/v1/tasks/:id/resume', {
+    config: { scope: 'tasks:write' },
     preValidation: optionalBody,
     schema: { tags: ['tasks'], summary: 'Resume a paused task', params: TaskIdParams, body: ControlBody, response: { 202: ControlResponse, ...errors } },
   }, async (request, reply) => reply.status(202).send(await resumeTask(deps, request.caller, request.params.id, request.body)));
 
   app.post('/api/v1/tasks/:id/cancel', {
+    config: { scope: 'tasks:write' },
     preValidation: optionalBody,
     schema: {
       tags: ['tasks'], summary: 'Cancel a queued, running or paused task', params: TaskIdParams, body: ControlBody,
@@ -92,10 +101,12 @@ export async function taskRoutes(app: App, deps: Deps) {
   });
 
   app.get('/api/v1/tasks/:id/control-state', {
+    config: { scope: 'tasks:read' },
     schema: { tags: ['tasks'], summary: 'Pause and cancel state', params: TaskIdParams, response: { 200: ControlStateResponse, ...errors } },
   }, async (request) => getControlState(deps, request.caller, request.params.id));
 
   app.put('/api/v1/tasks/:id/budget', {
+    config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Set the task token budget (then resume a task paused for budget)', params: TaskIdParams, body: BudgetBody, response: { 200: BudgetResponse, ...errors } },
   }, async (request) => setTaskBudget(deps, request.caller, request.params.id, request.body.token_budget));
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { HISTORY_PRESETS } from '../workflows/history-settings.ts';
 
 export const SESSION_ID_PATTERN = '^[A-Za-z0-9:_\\-\\.]{1,128}$';
 
@@ -17,7 +18,7 @@ export const TaskContext = Type.Object({
   template_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   disable_ai: Type.Optional(Type.Boolean()),
   history_window_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  use_case_preset: Type.Optional(Type.String({ maxLength: 64 })),
+  use_case_preset: Type.Optional(Type.Enum(Object.keys(HISTORY_PRESETS))),
   primers_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   recents_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   compression_trigger_ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
@@ -242,5 +243,3 @@ export const BudgetResponse = Type.Object({
   session_token_budget: Type.Integer(),
   session_tokens_used: Type.Integer(),
 });
-
-export const SessionBudgetBody = Type.Object({ token_budget: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 }) });

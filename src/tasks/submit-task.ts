@@ -4,6 +4,8 @@ import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { resolveSessionForTask, type ResolvedSession } from '../sessions/resolve-session.ts';
 import { findRolePreset, roleNames } from '../tools/role-presets.ts';
+import type { ModelCandidate } from '../llm/provider-registry.ts';
+import { checkTaskPolicy } from '../policy/check-task.ts';
 import { insertTask } from './queries.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
@@ -21,10 +23,16 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = buildTaskContext(input);
-  checkModelSelection(deps, context);
+  const tokenBudget = await checkTaskPolicy(deps, caller, {
+    mode: input.mode,
+    candidates: modelCandidates(deps, context),
+    requestedBudget: typeof context.token_budget === 'number' ? context.token_budget : undefined,
+    defaultBudget: deps.config.budgets.taskTokens,
+  });
   const session = await resolveSessionForTask(deps.db, caller, input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,
+    taskContext: context,
   });
   if (session.externalId) context.external_id = session.externalId;
   const task = await insertTask(deps.db, {
@@ -36,7 +44,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     requested_mode: input.mode ?? null,
     context,
     options: pickOptions(input),
-    token_budget: typeof context.token_budget === 'number' ? context.token_budget : deps.config.budgets.taskTokens,
+    token_budget: tokenBudget,
     status: 'QUEUED',
   });
   // The row is committed first: if we die before the enqueue, the recovery sweep enqueues it.
@@ -66,10 +74,10 @@ export function buildTaskContext(input: SubmitTaskInput): Record<string, unknown
   return context;
 }
 
-/** Unknown models or providers, and providers without credentials, are refused before anything is written. */
-function checkModelSelection(deps: Deps, context: Record<string, unknown>): void {
-  if (context.disable_ai === true) return;
-  deps.models.resolveCandidates({
+/** The models the task may use; unknown models or providers, and missing credentials, are a 400 here. */
+function modelCandidates(deps: Deps, context: Record<string, unknown>): ModelCandidate[] {
+  if (context.disable_ai === true) return [];
+  return deps.models.resolveCandidates({
     modelTier: context.model_tier as 'small' | 'medium' | 'large' | undefined,
     modelOverride: context.model_override as string | undefined,
     providerOverride: context.provider_override as string | undefined,

@@ -7,7 +7,7 @@ import { toStatusName } from './status-names.ts';
 /** Which phase each durable step belongs to (first match); anything else counts as execution. */
 const PHASE_RULES: Array<[RegExp, string]> = [
   [/^(start-task|checkpoint:pre_routing|(paused|resumed):pre_routing)$/, 'setup'],
-  [/^(complete-task|finish-with-error|checkpoint:pre_completion|(paused|resumed):pre_completion)$/, 'completion'],
+  [/^(complete-task|finish-with-error|session-title|checkpoint:pre_completion|(paused|resumed):pre_completion)$/, 'completion'],
 ];
 const WAIT_STEPS = /^DBOS\.(recv|sleep|getEvent)/;
 

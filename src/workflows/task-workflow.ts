@@ -2,6 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
 import { checkpoint } from './checkpoint.ts';
 import { hasErrorName } from './control-errors.ts';
+import { titleSession } from './session-title.ts';
 import { runSimpleWorkflow } from './simple.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
@@ -13,15 +14,22 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return DBOS.registerWorkflow(async (taskId: string) => {
     const task = await DBOS.runStep(() => startTask(deps, taskId), { name: 'start-task' });
     if (!task) return;
-    try {
-      await checkpoint(deps, task, 'pre_routing');
-      const outcome = await routeTask(deps, task);
-      await checkpoint(deps, task, 'pre_completion');
-      await DBOS.runStep(() => completeTask(deps, task, outcome), { name: 'complete-task' });
-    } catch (error) {
-      await DBOS.runStep(() => finishWithError(deps, task, error), { name: 'finish-with-error' });
-    }
+    if (await runToEnd(deps, task)) await titleSession(deps, task);
   }, { name: 'agentgate.task' });
+}
+
+/** Runs the task and records how it ended; true when it completed. */
+async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<boolean> {
+  try {
+    await checkpoint(deps, task, 'pre_routing');
+    const outcome = await routeTask(deps, task);
+    await checkpoint(deps, task, 'pre_completion');
+    await DBOS.runStep(() => completeTask(deps, task, outcome), { name: 'complete-task' });
+    return true;
+  } catch (error) {
+    await DBOS.runStep(() => finishWithError(deps, task, error), { name: 'finish-with-error' });
+    return false;
+  }
 }
 
 /** Chooses the workflow for a task. Only the simple workflow exists so far; later issues add the others. */

@@ -192,9 +192,9 @@ export async function waitFor<T>(description: string, check: () => Promise<T | u
 }
 
 /** Waits until the task reaches a terminal status and returns its status body. */
-export async function waitForTask(gateway: Gateway, taskId: string, timeoutMs = 20_000): Promise<any> {
+export async function waitForTask(gateway: Gateway, taskId: string, timeoutMs = 20_000, headers: Record<string, string> = {}): Promise<any> {
   return waitFor(`task ${taskId} to finish`, async () => {
-    const answer = await gateway.request('GET', `/api/v1/tasks/${taskId}`);
+    const answer = await gateway.request('GET', `/api/v1/tasks/${taskId}`, undefined, headers);
     const terminal = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].map((status) => `TASK_STATUS_${status}`);
     return terminal.includes(answer.body.status) ? answer.body : undefined;
   }, timeoutMs);

@@ -27,7 +27,7 @@ test('kill -9 with 20 tasks in flight: after a restart each completes exactly on
   }
   const { rows } = await gateway.sql.query(`
     select t.id,
-      (select count(*)::int from usage_records u where u.task_id = t.id) as usage_rows,
+      (select count(*)::int from usage_records u where u.task_id = t.id and u.agent_id = 'simple-agent') as usage_rows,
       (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'LLM_OUTPUT' and e.agent_id = 'final_output') as final_outputs,
       (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'WORKFLOW_COMPLETED') as completions,
       (select count(*)::int from task_events e where e.task_id = t.id and e.type = 'STREAM_END') as stream_ends

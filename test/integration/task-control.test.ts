@@ -47,7 +47,7 @@ describe('pause, resume and cancel', () => {
     const order = ['WORKFLOW_PAUSING', 'WORKFLOW_PAUSED', 'WORKFLOW_RESUMED', 'WORKFLOW_COMPLETED', 'STREAM_END'];
     assert.deepEqual(types.filter((type) => order.includes(type)), order);
     assert.equal(types.filter((type) => type === 'LLM_OUTPUT').length, 1, 'the answer is produced once');
-    const { rows } = await gateway().sql.query('select count(*)::int as count from usage_records where task_id = $1', [taskId]);
+    const { rows } = await gateway().sql.query(`select count(*)::int as count from usage_records where task_id = $1 and agent_id = 'simple-agent'`, [taskId]);
     assert.equal(rows[0].count, 1, 'the model was called once');
     const stateAfter = await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`);
     assert.deepEqual(stateAfter.body, { is_paused: false, is_cancelled: false, paused_at: '', pause_reason: '', paused_by: '', cancel_reason: '', cancelled_by: '' });

@@ -24,8 +24,9 @@ test('every bad variable is reported at once, naming it', () => {
   });
 });
 
-test('skip-auth defaults off in production and follows GATEWAY_SKIP_AUTH otherwise', () => {
-  assert.equal(loadConfig({ GATEWAY_ENV: 'production' }).skipAuth, false);
+test('skip-auth defaults off outside development and follows GATEWAY_SKIP_AUTH otherwise', () => {
+  assert.equal(loadConfig({ GATEWAY_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }).skipAuth, false);
+  assert.equal(loadConfig({ GATEWAY_ENV: 'test' }).skipAuth, false);
   assert.equal(loadConfig({ GATEWAY_SKIP_AUTH: '0' }).skipAuth, false);
   assert.equal(loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db' }).port, 9000);
 });
@@ -34,4 +35,10 @@ test('provider credentials are passed through for the model registry', () => {
   const config = loadConfig({ OPENAI_API_KEY: 'sk-x', UNRELATED: 'y' });
   assert.equal(config.providerEnv.OPENAI_API_KEY, 'sk-x');
   assert.equal(config.providerEnv.UNRELATED, undefined);
+});
+
+test('skip-auth outside development and a missing JWT secret in production are refused', () => {
+  assert.throws(() => loadConfig({ GATEWAY_ENV: 'test', GATEWAY_SKIP_AUTH: '1' }), /GATEWAY_SKIP_AUTH/);
+  assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);
+  assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
 });

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Static } from 'typebox';
+import type { Db } from '../db/database.ts';
+import type { ApiKeysTable } from '../db/schema.ts';
+import type { Selectable } from 'kysely';
+import { AppError, badRequest, forbidden, notFound } from '../errors.ts';
+import { generateApiKey, type KeyEnvironment } from './api-key-secret.ts';
+import { recordAudit } from './audit.ts';
+import { DEFAULT_KEY_SCOPES, isAdmin, type Caller } from './caller.ts';
+import type { CreateKeyBody } from './schemas.ts';
+
+type KeyRow = Selectable<ApiKeysTable>;
+
+export interface NewKey {
+  userId: string;
+  tenantId: string;
+  name: string;
+  scopes: string[];
+  environment: KeyEnvironment;
+  expiresAt: Date | null;
+  rateLimitPerMinute: number | null;
+}
+
+/** Stores a new key (hash only) and returns its view with the secret, which is never shown again. */
+export async function insertApiKey(db: Db, key: NewKey) {
+  const secret = generateApiKey(key.environment);
+  const row = await db.insertInto('api_keys').values({
+    id: randomUUID(), user_id: key.userId, tenant_id: key.tenantId, name: key.name, prefix: secret.prefix,
+    key_hash: secret.hash, scopes: key.scopes, expires_at: key.expiresAt, rate_limit_per_minute: key.rateLimitPerMinute,
+  }).returningAll().executeTakeFirstOrThrow();
+  return { ...toKeyView(row), key: secret.key };
+}
+
+/**
+ * A caller creates keys for themselves; owners and admins also for members of their tenant. A key never
+ * gets scopes its creator lacks.
+ */
+export async function createApiKey(db: Db, caller: Caller, input: Static<typeof CreateKeyBody>, ip: string) {
+  const userId = input.user_id?.toLowerCase() ?? caller.userId;
+  if (userId !== caller.userId) {
+    if (!isAdmin(caller)) throw forbidden('Forbidden: only owners and admins create keys for other users');
+    const member = await db.selectFrom('memberships').select('user_id').where('user_id', '=', userId).where('tenant_id', '=', caller.tenantId).executeTakeFirst();
+    if (!member) throw notFound('User not found in this tenant');
+  }
+  const scopes = input.scopes ?? DEFAULT_KEY_SCOPES;
+  const excess = scopes.filter((scope) => !caller.scopes.includes('*') && !caller.scopes.includes(scope));
+  if (excess.length > 0) throw forbidden(`Forbidden: cannot grant scopes you do not have: ${excess.join(', ')}`);
+  const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest('expires_at must be in the future');
+  const created = await insertApiKey(db, {
+    userId, tenantId: caller.tenantId, name: input.name, scopes, environment: input.environment ?? 'live',
+    expiresAt, rateLimitPerMinute: input.rate_limit_per_minute ?? null,
+  });
+  await recordAudit(db, { type: 'api_key_created', userId: caller.userId, tenantId: caller.tenantId, ip, details: { key_id: created.id, for_user: userId } });
+  return created;
+}
+
+/** Owners and admins see every key of the tenant; members their own. Secrets are never listed. */
+export async function listApiKeys(db: Db, caller: Caller) {
+  let query = db.selectFrom('api_keys').selectAll().where('tenant_id', '=', caller.tenantId);
+  if (!isAdmin(caller)) query = query.where('user_id', '=', caller.userId);
+  const rows = await query.orderBy('created_at', 'desc').execute();
+  return { api_keys: rows.map(toKeyView), count: rows.length };
+}
+
+/** Replaces a key with a new secret (same name, scopes, owner); the old key stops working at once. */
+export async function rotateApiKey(db: Db, caller: Caller, keyId: string | undefined, ip: string) {
+  const id = keyId ?? caller.apiKeyId;
+  if (!id) throw badRequest('id is required unless the request is authenticated with the API key to rotate');
+  const created = await db.transaction().execute(async (transaction) => {
+    const old = await findManageableKey(transaction, caller, id, true);
+    if (old.revoked_at) throw new AppError(409, 'API key is revoked');
+    await transaction.updateTable('api_keys').set({ revoked_at: sql`now()` as never }).where('id', '=', old.id).execute();
+    return insertApiKey(transaction, {
+      userId: old.user_id, tenantId: old.tenant_id, name: old.name, scopes: old.scopes,
+      environment: old.prefix.startsWith('sk_test_') ? 'test' : 'live', expiresAt: old.expires_at, rateLimitPerMinute: old.rate_limit_per_minute,
+    });
+  });
+  await recordAudit(db, { type: 'api_key_rotated', userId: caller.userId, tenantId: caller.tenantId, ip, details: { old_key_id: id, key_id: created.id } });
+  return created;
+}
+
+export async function revokeApiKey(db: Db, caller: Caller, keyId: string, ip: string) {
+  const key = await findManageableKey(db, caller, keyId, false);
+  await db.updateTable('api_keys').set({ revoked_at: sql`coalesce(revoked_at, now())` as never }).where('id', '=', key.id).execute();
+  await recordAudit(db, { type: 'api_key_revoked', userId: caller.userId, tenantId: caller.tenantId, ip, details: { key_id: key.id } });
+  return { success: true, message: 'API key revoked', id: key.id };
+}
+
+async function findManageableKey(db: Db, caller: Caller, keyId: string, forUpdate: boolean): Promise<KeyRow> {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('tenant_id', '=', caller.tenantId);
+  if (forUpdate) query = query.forUpdate();
+  const key = await query.executeTakeFirst();
+  if (!key) throw notFound('API key not found');
+  if (key.user_id !== caller.userId && !isAdmin(caller)) throw forbidden('Forbidden: not your API key');
+  return key;
+}
+
+function toKeyView(row: KeyRow) {
+  return {
+    id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, user_id: row.user_id, tenant_id: row.tenant_id,
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { AppError, isAppError } from '../errors.ts';
+import { recordAudit } from './audit.ts';
+import { looksLikeApiKey } from './api-key-secret.ts';
+import { DEVELOPMENT_CALLER, hasScope, type Caller } from './caller.ts';
+import { authenticationError, resolveCaller, type Credential } from './resolve-credential.ts';
+
+/**
+ * Every route requires a caller unless its config says `public: true` (spec 5.4); routes added later
+ * get this by default. With skip-auth (development only) every request runs as the development user.
+ */
+export function installAuthentication(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return;
+    if (deps.config.skipAuth) {
+      request.caller = DEVELOPMENT_CALLER;
+      return;
+    }
+    try {
+      const credential = extractCredential(request);
+      if (!credential) throw authenticationError('Authentication required');
+      request.caller = await resolveCaller(deps.db, deps.config, credential, tenantHeader(request));
+    } catch (error) {
+      if (isAppError(error)) {
+        await recordAudit(deps.db, { type: 'auth_denied', ip: request.ip, details: { status: error.statusCode, reason: error.message, route: request.routeOptions.url ?? null } });
+      }
+      throw error;
+    }
+  });
+  app.addHook('preHandler', async (request) => {
+    const scope = request.routeOptions.config.scope;
+    if (scope && request.caller && !hasScope(request.caller, scope)) throw new AppError(403, `Forbidden: missing scope ${scope}`);
+  });
+}
+
+/** X-API-Key, or Authorization: Bearer (key or access token); `api_key` in the query only where allowed (SSE). */
+function extractCredential(request: FastifyRequest): Credential | undefined {
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey !== '') return { kind: 'api_key', value: apiKey.trim() };
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string' && authorization !== '') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw authenticationError('Unauthorized');
+    return { kind: looksLikeApiKey(match[1]) || match[1].startsWith('sk_') ? 'api_key' : 'jwt', value: match[1] };
+  }
+  const queryKey = (request.query as Record<string, unknown> | undefined)?.api_key;
+  if (request.routeOptions.config.queryApiKey && typeof queryKey === 'string' && queryKey !== '') return { kind: 'api_key', value: queryKey };
+  return undefined;
+}
+
+function tenantHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers['x-tenant-id'];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new AppError(403, 'Forbidden: not a member of this tenant');
+  }
+  return value;
+}

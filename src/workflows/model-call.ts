@@ -1,0 +1,96 @@
+import type { Deps } from '../deps.ts';
+import { appendTaskEvents } from '../events/append-event.ts';
+import type { ModelSelection } from '../llm/select-models.ts';
+import { streamModelText, type ConversationMessage, type ModelTextResult } from '../llm/stream-model-text.ts';
+import { watchForCancel } from './cancel-watch.ts';
+import { withDeadline } from './deadline.ts';
+import type { TaskSnapshot } from './task-snapshot.ts';
+import { releaseTokens, reserveTokens, settleTokens, type BudgetState, type ThresholdCrossing } from './token-budget.ts';
+
+export interface ModelCall {
+  agentId: string;
+  system: string;
+  messages: ConversationMessage[];
+  maxOutputTokens: number;
+  /** Called once the tokens are reserved, just before the model is called. */
+  onStart?: () => Promise<void>;
+  onDelta?: (delta: string) => void;
+  /** Only agent answers honour the task's mock knobs; internal calls (summaries, titles) answer at once. */
+  mockDelayMs?: number;
+  mockAnswerWords?: number;
+}
+
+export type ModelCallOutcome =
+  | { result: ModelTextResult; crossings: ThresholdCrossing[] }
+  | { budgetExhausted: BudgetState };
+
+/**
+ * One model call of a task under its budgets: reserves tokens (refusing when a budget is spent), streams
+ * within the task's deadline and `cancel`, and records the usage row under `callKey` (stable across a
+ * step's re-run). Announcing thresholds is left to the caller, which knows whether the stream is still open.
+ */
+export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, callKey: string, call: ModelCall, cancel: AbortSignal): Promise<ModelCallOutcome> {
+  const reservation = await reserveTokens(deps.db, deps.config, task, callKey, estimateTokens(call.system, ...call.messages.map((message) => message.content)), call.maxOutputTokens);
+  if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
+  const stream = async () => {
+    await call.onStart?.();
+    return withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, {
+      selection: taskModelSelection(task),
+      system: call.system,
+      messages: call.messages,
+      maxOutputTokens: reservation.maxOutputTokens,
+      abortSignal,
+      mockDelayMs: call.mockDelayMs,
+      mockAnswerWords: call.mockAnswerWords,
+      onDelta: call.onDelta,
+    }));
+  };
+  const result = await stream().catch(async (error) => {
+    await releaseTokens(deps.db, callKey);
+    throw error;
+  });
+  const crossings = await settleTokens(deps.db, deps.config, task, callKey, call.agentId, result);
+  return { result, crossings };
+}
+
+/** Runs `work` with a signal that aborts as soon as the task's cancellation is requested. */
+export async function withCancelWatch<T>(deps: Deps, taskId: string, work: (cancel: AbortSignal) => Promise<T>): Promise<T> {
+  const cancel = new AbortController();
+  const stopWatching = await watchForCancel(deps, taskId, cancel);
+  try {
+    cancel.signal.throwIfAborted();
+    return await work(cancel.signal);
+  } finally {
+    stopWatching();
+  }
+}
+
+export function taskModelSelection(task: TaskSnapshot): ModelSelection {
+  return {
+    modelTier: task.context.model_tier as 'small' | 'medium' | 'large' | undefined,
+    modelOverride: task.context.model_override as string | undefined,
+    providerOverride: task.context.provider_override as string | undefined,
+  };
+}
+
+/** The context window of the model a task's calls start with (its first candidate). */
+export function taskContextWindow(deps: Deps, task: TaskSnapshot): number {
+  return deps.models.resolveCandidates(taskModelSelection(task))[0].catalogModel.contextWindow;
+}
+
+/** The same estimate the mock uses for input: one token per four characters. */
+export function estimateTokens(...texts: string[]): number {
+  return Math.ceil(texts.reduce((total, text) => total + text.length, 0) / 4);
+}
+
+/** BUDGET_THRESHOLD at 80 / 90 / 100 %, each once per task and scope. */
+export async function announceThresholds(deps: Deps, task: TaskSnapshot, crossings: ThresholdCrossing[]): Promise<void> {
+  if (crossings.length === 0) return;
+  await appendTaskEvents(deps.db, task.id, crossings.map((crossing) => ({
+    type: 'BUDGET_THRESHOLD', agentId: 'budget',
+    message: `${crossing.scope} token budget ${crossing.threshold}% used (${crossing.used} of ${crossing.budget})`,
+    payload: { scope: crossing.scope, threshold: crossing.threshold, used: crossing.used, budget: crossing.budget },
+    dedupeKey: `budget:${crossing.scope}:${crossing.threshold}`,
+  })));
+  deps.events.wake(task.id);
+}

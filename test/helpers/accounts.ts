@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Gateway } from './gateway.ts';
+
+export interface Account {
+  email: string;
+  password: string;
+  userId: string;
+  tenantId: string;
+  accessToken: string;
+  refreshToken: string;
+  /** An API key with every scope and a high rate limit, for tests that are not about limits. */
+  apiKey: string;
+}
+
+/** Registers a new account (its own tenant) and creates an API key for it. */
+export async function registerAccount(gateway: Gateway, label = 'user'): Promise<Account> {
+  const email = `${label}-${randomBytes(4).toString('hex')}@example.test`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const registered = await gateway.request('POST', '/api/v1/auth/register', { email, password, name: label });
+  assert.equal(registered.status, 201, registered.text);
+  const key = await gateway.request('POST', '/api/v1/auth/api-keys', { name: `${label} key`, scopes: ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write', 'keys:manage'], rate_limit_per_minute: 100_000 },
+    { authorization: `Bearer ${registered.body.access_token}` });
+  assert.equal(key.status, 201, key.text);
+  return {
+    email, password, userId: registered.body.user.id, tenantId: registered.body.tenant.id,
+    accessToken: registered.body.access_token, refreshToken: registered.body.refresh_token, apiKey: key.body.key,
+  };
+}
+
+/**
+ * Adds a member to `owner`'s tenant. There is no invitation route yet, so the membership row is written
+ * directly; the member's key is then created through the API by the owner, as an admin would.
+ */
+export async function addMember(gateway: Gateway, owner: Account, label = 'member'): Promise<Account> {
+  const member = await registerAccount(gateway, label);
+  await gateway.sql.query(`insert into memberships (user_id, tenant_id, role) values ($1, $2, 'member')`, [member.userId, owner.tenantId]);
+  const key = await gateway.request('POST', '/api/v1/auth/api-keys', { name: 'member key', user_id: member.userId, rate_limit_per_minute: 100_000 },
+    { 'x-api-key': owner.apiKey });
+  assert.equal(key.status, 201, key.text);
+  return { ...member, tenantId: owner.tenantId, apiKey: key.body.key };
+}
+
+export const withKey = (account: Account) => ({ 'x-api-key': account.apiKey });

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it, before } from 'node:test';
+import WebSocket from 'ws';
+import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { useGateway, waitForTask } from '../helpers/gateway.ts';
+
+const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
+
+interface Probe { name: string; method: string; path: string; body?: unknown; changes?: boolean }
+
+function wsStatus(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on('unexpected-response', (_request, response) => { resolve(response.statusCode ?? 0); socket.terminate(); });
+    socket.on('open', () => { resolve(101); socket.terminate(); });
+    socket.on('error', () => resolve(0));
+  });
+}
+
+describe('isolation between users and tenants', () => {
+  const gateway = useGateway({ env });
+  let alice: Account;
+  let bob: Account;
+  let carol: Account;
+  let taskId: string;
+  let sessionUuid: string;
+  const sessionId = 'alice-private-session';
+
+  before(async () => {
+    alice = await registerAccount(gateway(), 'alice');
+    bob = await registerAccount(gateway(), 'bob');
+    carol = await addMember(gateway(), alice, 'carol');
+    const task = await gateway().request('POST', '/api/v1/tasks', { query: 'alice secret plans', session_id: sessionId, context: { mock_delay_ms: 30_000 } }, withKey(alice));
+    taskId = task.body.task_id;
+    sessionUuid = (await gateway().sql.query('select session_id from tasks where id = $1', [taskId])).rows[0].session_id;
+  });
+
+  const probes = (): Probe[] => [
+    { name: 'task status', method: 'GET', path: `/api/v1/tasks/${taskId}` },
+    { name: 'task events', method: 'GET', path: `/api/v1/tasks/${taskId}/events` },
+    { name: 'task timeline', method: 'GET', path: `/api/v1/tasks/${taskId}/timeline` },
+    { name: 'control state', method: 'GET', path: `/api/v1/tasks/${taskId}/control-state` },
+    { name: 'SSE stream', method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}&last_event_id=999999` },
+    { name: 'task budget', method: 'PUT', path: `/api/v1/tasks/${taskId}/budget`, body: { token_budget: 1 }, changes: true },
+    { name: 'session budget', method: 'PUT', path: `/api/v1/sessions/${sessionUuid}/budget`, body: { token_budget: 1 }, changes: true },
+    { name: 'pause', method: 'POST', path: `/api/v1/tasks/${taskId}/pause`, changes: true },
+    { name: 'cancel', method: 'POST', path: `/api/v1/tasks/${taskId}/cancel`, changes: true },
+  ];
+
+  it('another tenant (404) and another member of the same tenant (403) can neither read nor change the owner\'s things', async () => {
+    for (const [intruder, expected] of [[bob, 404], [carol, 403]] as const) {
+      for (const probe of probes()) {
+        const answer = await gateway().request(probe.method, probe.path, probe.body, withKey(intruder));
+        assert.equal(answer.status, expected, `${intruder.email} ${probe.name}: ${answer.status} ${answer.text}`);
+        assert.ok(!answer.text.includes('secret plans'), `${probe.name} leaks nothing`);
+      }
+      const ws = await wsStatus(`${gateway().url.replace('http', 'ws')}/api/v1/stream/ws?workflow_id=${taskId}`, withKey(intruder));
+      assert.equal(ws, expected, 'websocket');
+      const list = await gateway().request('GET', '/api/v1/tasks', undefined, withKey(intruder));
+      assert.equal(list.body.total_count, 0, 'lists show only the caller\'s tasks');
+      const bySession = await gateway().request('GET', `/api/v1/tasks?session_id=${sessionId}`, undefined, withKey(intruder));
+      assert.equal(bySession.body.total_count, 0);
+    }
+    const state = await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`, undefined, withKey(alice));
+    assert.deepEqual([state.body.is_paused, state.body.is_cancelled], [false, false], 'nothing was changed');
+    const { rows } = await gateway().sql.query('select token_budget from tasks where id = $1', [taskId]);
+    assert.notEqual(Number(rows[0].token_budget), 1);
+  });
+
+  it('the owner can do all of it (so the refusals above are not missing routes)', async () => {
+    for (const probe of probes().filter((item) => !item.changes && !item.path.includes('/stream/'))) {
+      const answer = await gateway().request(probe.method, probe.path, probe.body, withKey(alice));
+      assert.equal(answer.status, 200, `${probe.name}: ${answer.text}`);
+    }
+    const cancel = await gateway().request('POST', `/api/v1/tasks/${taskId}/cancel`, undefined, withKey(alice));
+    assert.equal(cancel.body.status, 'TASK_STATUS_CANCELLED');
+  });
+
+  it('the same custom session id used by two users gives two separate sessions', async () => {
+    const own = await gateway().request('POST', '/api/v1/tasks', { query: 'bob in his session', session_id: sessionId }, withKey(bob));
+    assert.equal(own.headers.get('x-session-id'), sessionId);
+    const task = await waitForTask(gateway(), own.body.task_id, 20_000, withKey(bob));
+    assert.match(task.result, /after 0 earlier messages/, 'bob sees none of alice\'s history');
+    const { rows } = await gateway().sql.query('select count(distinct id)::int as count from sessions where external_id = $1', [sessionId]);
+    assert.equal(rows[0].count, 2);
+  });
+
+  it('an idempotency key replayed by another user never returns the first user\'s answer', async () => {
+    const headers = { 'idempotency-key': 'shared-key' };
+    const first = await gateway().request('POST', '/api/v1/tasks', { query: 'idempotent' }, { ...withKey(alice), ...headers });
+    const other = await gateway().request('POST', '/api/v1/tasks', { query: 'idempotent' }, { ...withKey(bob), ...headers });
+    assert.notEqual(other.body.task_id, first.body.task_id);
+    assert.equal(other.headers.get('x-idempotency-cached'), null);
+  });
+});
