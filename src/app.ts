@@ -13,6 +13,7 @@ import { installRateLimit } from './http/rate-limit.ts';
 import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
+import { openAiRoutes } from './openai/routes.ts';
 import { probeRoutes } from './probes/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
@@ -70,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await taskRoutes(app, deps);
   await streamingRoutes(app, deps);
   await sessionRoutes(app, deps);
+  await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;

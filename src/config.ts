@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+  MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 90 }),
   PARTIAL_EVENT_RETENTION_HOURS: Type.Integer({ minimum: 24, default: 24 }),
@@ -42,6 +43,10 @@ const EnvSchema = Type.Object({
   LOGIN_ATTEMPTS_PER_IP: Type.Integer({ minimum: 1, default: 30 }),
   POLICY_FILE: Type.Optional(Type.String()),
   POLICY_MODE: Type.Optional(Type.Enum(['enforce', 'dry-run', 'off'])),
+  OPENAI_REQUESTS_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  OPENAI_TOKENS_PER_MINUTE: Type.Integer({ minimum: 1, default: 200_000 }),
+  OPENAI_ADS_MODEL: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
+  CHAT_COMPLETION_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 2100 }),
 });
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
@@ -73,6 +78,8 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
+  mockDelayMs: number;
   auth: {
     jwtSecret: string;
     accessTokenTtlSeconds: number;
@@ -81,6 +88,14 @@ export interface Config {
     rateLimitPerMinute: number;
     loginAttemptsPerAccount: number;
     loginAttemptsPerIp: number;
+  };
+  openai: {
+    requestsPerMinute: number;
+    tokensPerMinute: number;
+    /** The ads research model is listed only where this deployment flag is on. */
+    adsModel: boolean;
+    /** Non-streaming chat completions wait at most this long (spec 8: 35 minutes). */
+    completionTimeoutSeconds: number;
   };
   policy: { file: string | undefined; mode: 'enforce' | 'dry-run' | 'off' | undefined };
   budgets: {
@@ -153,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    mockDelayMs: values.MOCK_DELAY_MS,
     auth: Object.freeze({
       jwtSecret: values.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
       accessTokenTtlSeconds: values.ACCESS_TOKEN_TTL_SECONDS,
@@ -160,6 +176,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
       loginAttemptsPerAccount: values.LOGIN_ATTEMPTS_PER_ACCOUNT,
       loginAttemptsPerIp: values.LOGIN_ATTEMPTS_PER_IP,
+    }),
+    openai: Object.freeze({
+      requestsPerMinute: values.OPENAI_REQUESTS_PER_MINUTE,
+      tokensPerMinute: values.OPENAI_TOKENS_PER_MINUTE,
+      adsModel: values.OPENAI_ADS_MODEL === '1',
+      completionTimeoutSeconds: values.CHAT_COMPLETION_TIMEOUT_SECONDS,
     }),
     policy: Object.freeze({
       file: values.POLICY_FILE === undefined ? undefined : path.resolve(values.POLICY_FILE),

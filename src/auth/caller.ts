@@ -45,5 +45,7 @@ declare module 'fastify' {
     queryApiKey?: boolean;
     /** The scope a caller needs for this route. */
     scope?: string;
+    /** The route applies its own rate limits (the OpenAI layer) instead of the native one. */
+    ownRateLimit?: boolean;
   }
 }

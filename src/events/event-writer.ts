@@ -18,6 +18,8 @@ export interface EventWriterOptions {
   /** Identifies the emitting step; stable across a re-run of that step after a crash. */
   stepKey: string;
   partialIntervalMs: number;
+  /** Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. */
+  partialMarks?: Record<string, unknown>;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface EventWriterOptions {
  * deterministic model therefore continues its stream exactly where the crash cut it.
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
-  const { db, hub, taskId, stepKey, partialIntervalMs } = options;
+  const { db, hub, taskId, stepKey, partialIntervalMs, partialMarks } = options;
   let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
@@ -49,7 +51,7 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
     if (buffered === '') return;
     const delta = buffered;
     buffered = '';
-    void enqueue([{ type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta }, dedupeKey: `${stepKey}:p${offset}` }]);
+    void enqueue([{ type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta, ...partialMarks }, dedupeKey: `${stepKey}:p${offset}` }]);
     offset += delta.length;
   };
 

@@ -11,11 +11,11 @@ export interface WindowCount {
  * Counts one hit in the current fixed window of `key`, atomically in Postgres, so every process
  * sharing the database sees the same count (spec 8: rate limits held exactly across processes).
  */
-export async function countHit(db: Db, key: string, windowSeconds: number, nowMs = Date.now()): Promise<WindowCount> {
+export async function countHit(db: Db, key: string, windowSeconds: number, amount = 1, nowMs = Date.now()): Promise<WindowCount> {
   const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
   const { rows } = await sql<{ count: number }>`
-    insert into rate_limit_windows (key, window_start, count) values (${key}, ${windowStart}, 1)
-    on conflict (key, window_start) do update set count = rate_limit_windows.count + 1
+    insert into rate_limit_windows (key, window_start, count) values (${key}, ${windowStart}, ${amount})
+    on conflict (key, window_start) do update set count = rate_limit_windows.count + ${amount}
     returning count`.execute(db);
   return { count: rows[0].count, resetAt: windowStart + windowSeconds };
 }

@@ -16,7 +16,7 @@ const PLAN_MULTIPLIER: Record<string, number> = { free: 1, pro: 5, enterprise: 2
  */
 export function installRateLimit(app: FastifyInstance, deps: Deps): void {
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.caller || request.caller.authMethod === 'development') return;
+    if (!request.caller || request.caller.authMethod === 'development' || request.routeOptions.config.ownRateLimit) return;
     const limit = await limitFor(deps, request.caller.tenantId, request.caller.apiKeyId);
     const window = await countHit(deps.db, `rate:${credentialKey(request.caller)}`, WINDOW_SECONDS);
     reply.headers({

@@ -15,21 +15,27 @@ import {
 import { listSessionTurns } from './turn-events.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+const read = { scope: 'sessions:read' };
+const write = { scope: 'sessions:write' };
 
 export async function sessionRoutes(app: App, deps: Deps) {
   app.get('/api/v1/sessions', {
+    config: read,
     schema: { tags: ['sessions'], summary: 'List sessions, newest first', querystring: ListSessionsQuery, response: { 200: ListSessionsResponse, ...errors } },
   }, async (request) => listSessions(deps, request.caller, request.query));
 
   app.get('/api/v1/sessions/:sessionId', {
+    config: read,
     schema: { tags: ['sessions'], summary: 'Session detail', params: SessionIdParams, response: { 200: SessionView, ...errors } },
   }, async (request) => getSessionDetail(deps, request.caller, request.params.sessionId));
 
   app.get('/api/v1/sessions/:sessionId/history', {
+    config: read,
     schema: { tags: ['sessions'], summary: 'Every task of the session, oldest first', params: SessionIdParams, response: { 200: SessionHistoryResponse, ...errors } },
   }, async (request) => getSessionHistory(deps, request.caller, request.params.sessionId));
 
   app.get('/api/v1/sessions/:sessionId/events', {
+    config: read,
     schema: {
       tags: ['sessions'], summary: 'The session as turns: each task with its answer and events (no LLM_PARTIAL)',
       params: SessionIdParams, querystring: SessionEventsQuery, response: { 200: SessionEventsResponse, 413: ErrorBody, ...errors },
@@ -37,10 +43,12 @@ export async function sessionRoutes(app: App, deps: Deps) {
   }, async (request) => listSessionTurns(deps, request.caller, request.params.sessionId, request.query));
 
   app.patch('/api/v1/sessions/:sessionId', {
+    config: write,
     schema: { tags: ['sessions'], summary: 'Rename the session', params: SessionIdParams, body: RenameSessionBody, response: { 200: RenameSessionResponse, ...errors } },
   }, async (request) => renameSession(deps, request.caller, request.params.sessionId, request.body.title));
 
   app.delete('/api/v1/sessions/:sessionId', {
+    config: write,
     schema: { tags: ['sessions'], summary: 'Delete the session (soft, idempotent)', params: SessionIdParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errors } },
   }, async (request, reply) => {
     await deleteSession(deps, request.caller, request.params.sessionId);
@@ -48,6 +56,7 @@ export async function sessionRoutes(app: App, deps: Deps) {
   });
 
   app.put('/api/v1/sessions/:sessionId/budget', {
+    config: write,
     schema: {
       tags: ['sessions'], summary: 'Set the session token budget', params: SessionIdParams, body: SessionBudgetBody,
       response: { 200: SessionBudgetResponse, ...errors },

@@ -8,6 +8,7 @@ import { AppError, conflict } from '../errors.ts';
 import { appendTaskEvents } from '../events/append-event.ts';
 import { ensureOwned } from './queries.ts';
 import { isTerminal, toStatusName } from './status-names.ts';
+import { waitForTaskStatus } from './wait-for-task.ts';
 
 /** How 409 messages name a state (spec 3.1 / 7: `cannot pause <state> task`). */
 const STATE_WORDS: Record<TaskStatus, string> = {
@@ -87,7 +88,7 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
   });
   if (wasQueued) await cancelQueuedWorkflow(taskId);
   else await signalTask(taskId, 'cancel');
-  const status = wasQueued ? 'CANCELLED' : await waitForStatus(deps, taskId, 'CANCELLED', CANCEL_WAIT_MS);
+  const status = wasQueued ? 'CANCELLED' : await waitForTaskStatus(deps, taskId, CANCEL_WAIT_MS, 'CANCELLED');
   const done = status === 'CANCELLED';
   return {
     statusCode: done ? 200 : 202,
@@ -122,22 +123,4 @@ async function lockOwnedTask(db: Db, caller: Caller, taskId: string, forUpdate: 
   let query = db.selectFrom('tasks').selectAll().where('id', '=', taskId).where('tenant_id', '=', caller.tenantId);
   if (forUpdate) query = query.forUpdate();
   return ensureOwned(await query.executeTakeFirst(), caller);
-}
-
-async function waitForStatus(deps: Deps, taskId: string, wanted: TaskStatus, timeoutMs: number): Promise<TaskStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let wake: () => void = () => {};
-  const unsubscribe = deps.events.subscribe(taskId, () => wake());
-  try {
-    for (;;) {
-      const row = await deps.db.selectFrom('tasks').select('status').where('id', '=', taskId).executeTakeFirstOrThrow();
-      if (row.status === wanted || isTerminal(row.status) || Date.now() >= deadline) return row.status;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now())));
-      });
-    }
-  } finally {
-    unsubscribe();
-  }
 }

@@ -13,6 +13,8 @@ export interface AgentCall {
   system: string;
   messages: ConversationMessage[];
   maxOutputTokens?: number;
+  /** This agent's output is the task's answer: its deltas are marked so the OpenAI layer streams them. */
+  finalAnswer?: boolean;
 }
 
 export type AgentOutcome = { answer: AgentAnswer } | { budgetExhausted: BudgetState };
@@ -31,6 +33,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
     const call = await prepare();
     const events = await openEventWriter({
       db: deps.db, hub: deps.events, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
+      partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
     });
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
       agentId: call.agentId,
@@ -39,7 +42,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
       maxOutputTokens: call.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       onStart: () => announceStart(events, call),
       onDelta: (delta) => events.partial(call.agentId, delta),
-      mockDelayMs: numberOrUndefined(task.context.mock_delay_ms),
+      mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
       mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
     }, cancel).finally(() => events.flush());
     if ('budgetExhausted' in outcome) {

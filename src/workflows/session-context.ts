@@ -82,8 +82,8 @@ async function compressMiddle(deps: Deps, task: TaskSnapshot, compression: Compr
     callKey: `${task.id}:${stepKey}`,
   });
   if ('reason' in attempt) {
-    await reportOmitted(deps, task, stepKey, split.middle.length, attempt.reason);
-    return compose(split.primers, [], split.recents, null);
+    await reportOmitted(deps, task, stepKey, uncovered.length, attempt.reason);
+    return compose(split.primers, [], split.recents, stored?.summary ?? null);
   }
   const { summary } = attempt;
   const summarizedMessages = (stored?.summarizedMessages ?? 0) + uncovered.length;
@@ -104,8 +104,9 @@ async function compressMiddle(deps: Deps, task: TaskSnapshot, compression: Compr
 }
 
 /**
- * A summary, or why there is none: a spent budget or a failed call leaves the middle out rather than fail
- * the task (the agent still answers from primers and recents). Cancellation and the deadline end the task.
+ * A summary, or why there is none: a spent budget or a failed call leaves the uncovered middle out rather
+ * than fail the task (the agent still answers from primers, recents and any earlier summary).
+ * Cancellation and the deadline end the task as anywhere else.
  */
 async function attemptSummary(deps: Deps, task: TaskSnapshot, request: CompressionRequest): Promise<{ summary: string } | { reason: string }> {
   try {

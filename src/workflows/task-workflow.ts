@@ -32,6 +32,9 @@ async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<boolean> {
   }
 }
 
+/** The task modes this router can run as what they promise; other layers offer only these. */
+export const SUPPORTED_MODES: readonly string[] = ['simple'];
+
 /** Chooses the workflow for a task. Only the simple workflow exists so far; later issues add the others. */
 async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   return runSimpleWorkflow(deps, task);

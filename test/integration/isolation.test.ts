@@ -43,6 +43,11 @@ describe('isolation between users and tenants', () => {
     { name: 'SSE stream', method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}&last_event_id=999999` },
     { name: 'task budget', method: 'PUT', path: `/api/v1/tasks/${taskId}/budget`, body: { token_budget: 1 }, changes: true },
     { name: 'session budget', method: 'PUT', path: `/api/v1/sessions/${sessionUuid}/budget`, body: { token_budget: 1 }, changes: true },
+    { name: 'session detail', method: 'GET', path: `/api/v1/sessions/${sessionUuid}` },
+    { name: 'session history', method: 'GET', path: `/api/v1/sessions/${sessionUuid}/history` },
+    { name: 'session events', method: 'GET', path: `/api/v1/sessions/${sessionUuid}/events` },
+    { name: 'session rename', method: 'PATCH', path: `/api/v1/sessions/${sessionUuid}`, body: { title: 'hijacked' }, changes: true },
+    { name: 'session delete', method: 'DELETE', path: `/api/v1/sessions/${sessionUuid}`, changes: true },
     { name: 'pause', method: 'POST', path: `/api/v1/tasks/${taskId}/pause`, changes: true },
     { name: 'cancel', method: 'POST', path: `/api/v1/tasks/${taskId}/cancel`, changes: true },
   ];
@@ -60,11 +65,16 @@ describe('isolation between users and tenants', () => {
       assert.equal(list.body.total_count, 0, 'lists show only the caller\'s tasks');
       const bySession = await gateway().request('GET', `/api/v1/tasks?session_id=${sessionId}`, undefined, withKey(intruder));
       assert.equal(bySession.body.total_count, 0);
+      const sessions = await gateway().request('GET', '/api/v1/sessions', undefined, withKey(intruder));
+      assert.ok(!sessions.text.includes(sessionUuid), 'session lists show only the caller\'s sessions');
     }
     const state = await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`, undefined, withKey(alice));
     assert.deepEqual([state.body.is_paused, state.body.is_cancelled], [false, false], 'nothing was changed');
     const { rows } = await gateway().sql.query('select token_budget from tasks where id = $1', [taskId]);
     assert.notEqual(Number(rows[0].token_budget), 1);
+    const session = await gateway().sql.query('select deleted_at, title from sessions where id = $1', [sessionUuid]);
+    assert.equal(session.rows[0].deleted_at, null);
+    assert.notEqual(session.rows[0].title, 'hijacked');
   });
 
   it('the owner can do all of it (so the refusals above are not missing routes)', async () => {

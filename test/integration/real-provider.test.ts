@@ -22,7 +22,9 @@ test('a task routed to an OpenAI-compatible server records its provider, model a
   assert.equal(task.result, 'Bonjour from the stand-in.');
   assert.equal(task.provider, 'openai_compatible');
   assert.equal(task.model_used, 'local-small');
-  assert.deepEqual([task.usage.input_tokens, task.usage.output_tokens, task.usage.total_tokens], [123, 45, 168]);
+  const { rows } = await gateway.sql.query(`select provider, model, input_tokens, output_tokens, total_tokens from usage_records where task_id = $1 and agent_id = 'simple-agent'`, [task.task_id]);
+  assert.deepEqual(rows, [{ provider: 'openai_compatible', model: 'local-small', input_tokens: 123, output_tokens: 45, total_tokens: 168 }]);
+  assert.ok(task.usage.total_tokens >= 168, 'the task usage includes the answer (and the session title call, if it already ran)');
 
   const request = standIn.requests.find((recorded) => recorded.path === '/v1/chat/completions');
   assert.ok(request, 'the gateway called the stand-in over HTTP');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 const TENANT = '00000000-0000-0000-0000-000000000001';
@@ -36,9 +36,12 @@ async function waitForWorkflows(gateway: Gateway, taskIds: string[]): Promise<vo
 describe('sessions', () => {
   const gateway = useGateway();
 
-  it('detail, history and events answer the same for the custom id and the UUID', async () => {
+  before(async () => {
     const taskIds = await converse(gateway(), 'shape-session', ['first question about shapes', 'second question about shapes']);
     await waitForWorkflows(gateway(), taskIds);
+  });
+
+  it('detail, history, events and budget answer the same for the custom id and the UUID', async () => {
     const uuid = await sessionUuid(gateway(), 'shape-session');
     for (const path of ['', '/history', '/events']) {
       const byExternal = await gateway().request('GET', `/api/v1/sessions/shape-session${path}`);
@@ -46,7 +49,12 @@ describe('sessions', () => {
       assert.equal(byExternal.status, 200, byExternal.text);
       assert.deepEqual(byUuid.body, byExternal.body, path);
     }
+    for (const [id, tokenBudget] of [['shape-session', 50_000], [uuid, 60_000]] as const) {
+      const budget = await gateway().request('PUT', `/api/v1/sessions/${id}/budget`, { token_budget: tokenBudget });
+      assert.equal(budget.status, 200, budget.text);
+    }
     const detail = (await gateway().request('GET', `/api/v1/sessions/${uuid}`)).body;
+    assert.equal(detail.token_budget, 60_000);
     assert.equal(detail.session_id, uuid);
     assert.equal(detail.external_id, 'shape-session');
     assert.equal(detail.user_id, USER);

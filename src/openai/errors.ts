@@ -1,0 +1,30 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isAppError } from '../errors.ts';
+import { describeValidation } from '../http/error-handler.ts';
+
+const TYPES: Record<number, { type: string; code: string }> = {
+  400: { type: 'invalid_request_error', code: 'invalid_request' },
+  401: { type: 'authentication_error', code: 'invalid_api_key' },
+  403: { type: 'permission_error', code: 'invalid_request' },
+  404: { type: 'invalid_request_error', code: 'model_not_found' },
+  413: { type: 'invalid_request_error', code: 'invalid_request' },
+  415: { type: 'invalid_request_error', code: 'invalid_request' },
+  429: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  500: { type: 'server_error', code: 'internal_error' },
+};
+
+export function openAiError(status: number, message: string) {
+  const kind = TYPES[status] ?? (status >= 500 ? TYPES[500] : TYPES[400]);
+  return { error: { message, type: kind.type, code: kind.code } };
+}
+
+/** The OpenAI envelope `{error: {message, type, code}}` for every error of this layer (spec 7), auth included. */
+export function installOpenAiErrorHandler(scope: FastifyInstance): void {
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isAppError(error)) return reply.status(error.statusCode).headers(error.headers).send(openAiError(error.statusCode, error.message));
+    if (error.validation) return reply.status(400).send(openAiError(400, describeValidation(error.validationContext ?? 'body', error.validation as never)));
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'chat completion failed');
+    return reply.status(status).send(openAiError(status, status === 500 ? 'Internal server error' : error.message));
+  });
+}

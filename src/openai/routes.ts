@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/app-type.ts';
+import { submitTask } from '../tasks/submit-task.ts';
+import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
+import { SUPPORTED_MODES } from '../workflows/task-workflow.ts';
+import { resolveChatSession } from './chat-session.ts';
+import { chatTaskContext, toChatTask } from './chat-task.ts';
+import { finishedCompletion } from './completion.ts';
+import { installOpenAiErrorHandler } from './errors.ts';
+import { availableModels, DEFAULT_SERVICE_MODEL, MODELS_CREATED, type ServiceModel } from './models.ts';
+import { checkChatLimits } from './rate-limit.ts';
+import { ChatCompletionBody, ChatCompletionResponse, ModelList, ModelObject, ModelParams, OpenAiErrorBody } from './schemas.ts';
+import { streamCompletion } from './stream-completion.ts';
+
+const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 403: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody, 500: OpenAiErrorBody };
+
+/** The OpenAI-compatible layer (spec 4.11), with its own error envelope in its own plugin scope. */
+export async function openAiRoutes(app: App, deps: Deps) {
+  await app.register(async (plugin) => {
+    installOpenAiErrorHandler(plugin as unknown as FastifyInstance);
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const served = () => availableModels(SUPPORTED_MODES, { ads: deps.config.openai.adsModel });
+    const findModel = (id: string): ServiceModel => {
+      const model = served().find((candidate) => candidate.id === id);
+      if (!model) throw new AppError(404, `The model '${id}' does not exist or is not available in this deployment`);
+      return model;
+    };
+    const toModelObject = (model: ServiceModel) => ({ id: model.id, object: 'model' as const, created: MODELS_CREATED, owned_by: 'agentgate' });
+
+    scope.get('/v1/models', {
+      config: { ownRateLimit: true, scope: 'tasks:read' },
+      schema: { tags: ['openai'], summary: 'Models: each selects a workflow', response: { 200: ModelList, ...errors } },
+    }, async () => ({ object: 'list' as const, data: served().map(toModelObject) }));
+
+    scope.get('/v1/models/:model', {
+      config: { ownRateLimit: true, scope: 'tasks:read' },
+      schema: { tags: ['openai'], summary: 'One model; its description is in X-Model-Description', params: ModelParams, response: { 200: ModelObject, ...errors } },
+    }, async (request, reply) => {
+      const model = findModel(request.params.model);
+      reply.header('x-model-description', model.description);
+      return toModelObject(model);
+    });
+
+    scope.post('/v1/chat/completions', {
+      config: { ownRateLimit: true, scope: 'tasks:write' },
+      schema: { tags: ['openai'], summary: 'Chat completion, streaming or not, answered by a task', body: ChatCompletionBody, response: { 200: ChatCompletionResponse, ...errors } },
+    }, async (request, reply) => {
+      const model = findModel(request.body.model ?? DEFAULT_SERVICE_MODEL);
+      const chat = toChatTask(request.body, model);
+      const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
+      const header = request.headers['x-session-id'];
+      const session = await resolveChatSession(deps.db, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
+      const submitted = await submitTask(deps, request.caller, {
+        query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined,
+        context: chatTaskContext(chat, model),
+      });
+      if (session.announce) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
+      if (request.body.stream) {
+        return streamCompletion(deps, request, reply, {
+          taskId: submitted.taskId, model: model.id, includeUsage: request.body.stream_options?.include_usage === true,
+          onUsage: (usage) => chargeTokens(usage.total_tokens),
+        });
+      }
+      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000);
+      const completion = await finishedCompletion(deps, submitted.taskId, model.id);
+      await chargeTokens(completion.usage.total_tokens);
+      return completion;
+    });
+  });
+}

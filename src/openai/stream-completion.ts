@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import type { TaskEvent } from '../events/append-event.ts';
+import { followTaskEvents } from '../events/follow-events.ts';
+import { openSse, type SseStream } from '../events/sse.ts';
+import { completionId, taskUsage, unixSeconds, type TaskUsage } from './completion.ts';
+
+const KEEPALIVE_MS = 30_000;
+
+/** Event types forwarded in `service_events` (spec 6.2: workflow, agent, tool, progress, team, budget/approval). */
+const SERVICE_EVENT_TYPES = new Set([
+  'WORKFLOW_STARTED', 'WORKFLOW_PAUSING', 'WORKFLOW_PAUSED', 'WORKFLOW_RESUMED', 'WORKFLOW_CANCELLING', 'WORKFLOW_CANCELLED', 'WORKFLOW_COMPLETED',
+  'AGENT_STARTED', 'AGENT_COMPLETED', 'AGENT_THINKING', 'TOOL_INVOKED', 'TOOL_OBSERVATION',
+  'PROGRESS', 'DATA_PROCESSING', 'WAITING', 'ERROR_RECOVERY', 'ERROR_OCCURRED',
+  'TEAM_RECRUITED', 'TEAM_RETIRED', 'TEAM_STATUS', 'ROLE_ASSIGNED', 'DELEGATION', 'DEPENDENCY_SATISFIED',
+  'BUDGET_THRESHOLD', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION',
+]);
+
+interface StreamOptions { taskId: string; model: string; includeUsage: boolean; onUsage: (usage: TaskUsage) => Promise<void> }
+
+/**
+ * Streams a task as `chat.completion.chunk`s: the role first, then the final answer's real token deltas
+ * as the model produces them, service events alongside, a last chunk with `finish_reason: "stop"` (and
+ * usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream.
+ */
+export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
+  const sse = openSse(request, reply, { pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes });
+  const chunk = createChunker(options.model);
+  let streamedAnswer = false;
+  try {
+    await sse.send({ data: chunk({ role: 'assistant', content: '' }) });
+    for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal: sse.signal })) {
+      if (isAnswerDelta(event)) {
+        streamedAnswer = true;
+        await sse.send({ data: chunk({ content: event.message ?? '' }) });
+      } else if (event.type === 'LLM_OUTPUT' && event.agent_id === 'final_output' && !streamedAnswer) {
+        await sse.send({ data: chunk({ content: event.message ?? '' }) });
+      } else if (SERVICE_EVENT_TYPES.has(event.type)) {
+        await sse.send({ data: chunk({}, null, { service_events: [toServiceEvent(event)] }) });
+      }
+    }
+    if (sse.signal.aborted) return;
+    await finish(deps, sse, chunk, options);
+  } finally {
+    sse.end();
+  }
+}
+
+async function finish(deps: Deps, sse: SseStream, chunk: ReturnType<typeof createChunker>, options: StreamOptions): Promise<void> {
+  const task = await deps.db.selectFrom('tasks').select(['status', 'error']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
+  const usage = await taskUsage(deps, options.taskId);
+  await options.onUsage(usage);
+  if (task.status !== 'COMPLETED') {
+    await sse.send({ data: JSON.stringify({ error: { message: `the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, type: 'server_error', code: 'internal_error' } }) });
+  } else {
+    await sse.send({ data: chunk({}, 'stop', options.includeUsage ? { usage } : {}) });
+  }
+  await sse.send({ data: '[DONE]' });
+}
+
+function createChunker(model: string) {
+  const id = completionId();
+  const created = unixSeconds();
+  return (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => JSON.stringify({
+    id, object: 'chat.completion.chunk', created, model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...extra,
+  });
+}
+
+/** Token deltas of the agent whose output is the task's answer (workflows mark them `final_answer`). */
+const isAnswerDelta = (event: TaskEvent) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true;
+
+function toServiceEvent(event: TaskEvent) {
+  return {
+    type: event.type,
+    agent_id: event.agent_id,
+    message: event.message,
+    timestamp: Math.floor(Date.parse(event.timestamp) / 1000),
+    payload: event.payload ?? {},
+  };
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { registerAccount } from '../helpers/accounts.ts';
+import { useGateway } from '../helpers/gateway.ts';
+
+describe('OpenAI-compatible layer with the official client', () => {
+  const gateway = useGateway();
+  const client = () => new OpenAI({ baseURL: `${gateway().url}/v1`, apiKey: 'not-needed-in-development', maxRetries: 0 });
+
+  it('answers non-streaming and streaming requests, and the streamed text equals the non-streamed one', async () => {
+    const messages = [{ role: 'system' as const, content: 'You are concise.' }, { role: 'user' as const, content: 'Name a prime number' }];
+    const completion = await client().chat.completions.create({ model: 'service-chat', messages });
+    assert.equal(completion.object, 'chat.completion');
+    assert.match(completion.id, /^chatcmpl-\d+/);
+    assert.equal(completion.choices[0].message.role, 'assistant');
+    assert.equal(completion.choices[0].finish_reason, 'stop');
+    const text = completion.choices[0].message.content ?? '';
+    assert.match(text, /Mock answer to "Name a prime number"/);
+    assert.match(text, /System prompt "You are concise\."/);
+    assert.ok(completion.usage!.total_tokens > 0);
+    assert.equal(completion.usage!.total_tokens, completion.usage!.prompt_tokens + completion.usage!.completion_tokens);
+
+    const stream = await client().chat.completions.create({ model: 'service-chat', messages, stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const content = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+    assert.equal(content, text);
+    assert.equal(chunks[0].choices[0].delta.role, 'assistant');
+    const last = chunks.at(-1)!;
+    assert.equal(last.choices[0].finish_reason, 'stop');
+    assert.deepEqual(last.choices[0].delta, {});
+    assert.ok(last.usage && last.usage.total_tokens > 0);
+    assert.ok(chunks.some((chunk) => (chunk as any).service_events?.some((event: any) => event.type === 'AGENT_STARTED')), 'service events ride along');
+  });
+
+  it('a three-message conversation keeps its context through the derived session; another user gets another session', async () => {
+    const system = { role: 'system' as const, content: 'Remember things.' };
+    const first = await client().chat.completions.create({ model: 'service-chat', messages: [system, { role: 'user', content: 'My cat is Tom' }], user: 'u-1' }).withResponse();
+    const sessionId = first.response.headers.get('x-session-id');
+    assert.ok(sessionId, 'a new session is announced');
+    assert.ok(first.response.headers.get('x-service-session-id'));
+    const reply = first.data.choices[0].message.content!;
+    const second = await client().chat.completions.create({
+      model: 'service-chat', user: 'u-1',
+      messages: [system, { role: 'user', content: 'My cat is Tom' }, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my cat called?' }],
+    }).withResponse();
+    assert.match(second.data.choices[0].message.content!, /after 2 earlier messages/, 'the history reached the model');
+    assert.equal(second.response.headers.get('x-session-id'), null, 'same session, nothing to announce');
+    const { rows } = await gateway().sql.query(`select count(*)::int as count from tasks t join sessions s on s.id = t.session_id where s.external_id = $1`, [sessionId]);
+    assert.equal(rows[0].count, 2, 'both turns landed in one session');
+    const other = await client().chat.completions.create({ model: 'service-chat', messages: [system, { role: 'user', content: 'My cat is Tom' }], user: 'u-2' }).withResponse();
+    assert.notEqual(other.response.headers.get('x-session-id'), sessionId);
+    const explicit = await client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'hi' }] },
+      { headers: { 'X-Session-ID': 'my-chat-1' } }).withResponse();
+    assert.equal(explicit.response.headers.get('x-session-id'), 'my-chat-1');
+  });
+
+  it('lists the models whose workflows this deployment runs, with descriptions', async () => {
+    const models = await client().models.list();
+    const ids = models.data.map((model) => model.id);
+    assert.ok(ids.includes('service-chat'));
+    assert.ok(!ids.includes('service-ads-research'), 'the ads model needs its deployment flag');
+    const detail = await gateway().request('GET', '/v1/models/service-chat');
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.object, 'model');
+    assert.ok(detail.headers.get('x-model-description'));
+    const missing = await gateway().request('GET', '/v1/models/gpt-4');
+    assert.equal(missing.status, 404);
+    assert.deepEqual([missing.body.error.type, missing.body.error.code], ['invalid_request_error', 'model_not_found']);
+  });
+
+  for (const [name, body, pattern] of [
+    ['missing messages', { model: 'service-chat' }, /messages/],
+    ['an unknown role', { messages: [{ role: 'tool', content: 'x' }] }, /role/],
+    ['n other than 1', { messages: [{ role: 'user', content: 'x' }], n: 2 }, /n must be 1/],
+    ['temperature above 2', { messages: [{ role: 'user', content: 'x' }], temperature: 2.5 }, /temperature/],
+    ['a penalty below -2', { messages: [{ role: 'user', content: 'x' }], presence_penalty: -3 }, /presence_penalty/],
+    ['no user message', { messages: [{ role: 'system', content: 'x' }] }, /user message/],
+    ['non-text content', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }, /content/],
+  ] as const) {
+    it(`answers 400 in the OpenAI envelope for ${name}`, async () => {
+      const answer = await gateway().request('POST', '/v1/chat/completions', body);
+      assert.equal(answer.status, 400, answer.text);
+      assert.deepEqual([answer.body.error.type, answer.body.error.code], ['invalid_request_error', 'invalid_request']);
+      assert.match(answer.body.error.message, pattern);
+    });
+  }
+
+  it('caps max_tokens at 16384', async () => {
+    const answer = await gateway().request('POST', '/v1/chat/completions', { messages: [{ role: 'user', content: 'cap' }], max_tokens: 100_000 });
+    assert.equal(answer.status, 200, answer.text);
+    const { rows } = await gateway().sql.query(`select context->>'max_output_tokens' as cap from tasks where query = 'cap'`);
+    assert.equal(rows[0].cap, '16384');
+  });
+});
+
+describe('OpenAI streaming of a slow answer', () => {
+  const gateway = useGateway({ env: { MOCK_DELAY_MS: '1000' } });
+
+  it('content chunks arrive while the model is still answering', async () => {
+    const client = new OpenAI({ baseURL: `${gateway().url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'stream slowly please' }], stream: true });
+    const arrivals: number[] = [];
+    let text = '';
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta?.content;
+      if (content) {
+        arrivals.push(Date.now());
+        text += content;
+      }
+    }
+    assert.ok(arrivals.length >= 5, `${arrivals.length} content chunks`);
+    assert.ok(arrivals.at(-1)! - arrivals[0] >= 500, 'spread over the time the model took');
+    assert.match(text, /Mock answer to "stream slowly please"/);
+  });
+});
+
+describe('OpenAI layer limits and auth errors', () => {
+  const gateway = useGateway({ env: { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!', OPENAI_TOKENS_PER_MINUTE: '50' } });
+
+  it('authentication failures use the OpenAI envelope', async () => {
+    const answer = await gateway().request('POST', '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }, { authorization: 'Bearer sk_live_wrongwrongwrongwrongwrong' });
+    assert.equal(answer.status, 401);
+    assert.deepEqual(answer.body.error, { message: 'Invalid API key', type: 'authentication_error', code: 'invalid_api_key' });
+  });
+
+  it('the tokens-per-minute limit answers 429 with Retry-After and the rate headers', async () => {
+    const account = await registerAccount(gateway(), 'openai');
+    const client = new OpenAI({ baseURL: `${gateway().url}/v1`, apiKey: account.apiKey, maxRetries: 0 });
+    const first = await client.chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'spend some tokens please' }] }).withResponse();
+    assert.ok(first.data.usage!.total_tokens >= 50, 'the first call uses the minute\'s tokens');
+    assert.equal(first.response.headers.get('x-ratelimit-limit-requests'), '60');
+    assert.equal(first.response.headers.get('x-ratelimit-limit-tokens'), '50');
+    const refused = await gateway().request('POST', '/v1/chat/completions', { messages: [{ role: 'user', content: 'again' }] }, { 'x-api-key': account.apiKey });
+    assert.equal(refused.status, 429);
+    assert.deepEqual([refused.body.error.type, refused.body.error.code], ['rate_limit_error', 'rate_limit_exceeded']);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.equal(refused.headers.get('x-ratelimit-remaining-tokens'), '0');
+  });
+});
