@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded-postgres.ts';
@@ -7,12 +8,14 @@ let embedded: EmbeddedPostgresHandle | undefined;
 /**
  * Integration tests need a Postgres server on which each test creates its own database.
  * TEST_DATABASE_URL points at an external one (CI also runs the suite on 127.0.0.1:5432);
- * otherwise one embedded server under .test-data/ serves the whole run.
+ * otherwise one embedded server serves the whole run. Its data lives under the system temp directory:
+ * as root, Postgres runs as the `postgres` user, which must be able to reach the directory, and a
+ * checkout under a private home directory would not let it.
  */
 export async function globalSetup(): Promise<void> {
   if (process.env.TEST_DATABASE_URL) return;
   embedded = await startEmbeddedPostgres({
-    dataDir: path.resolve('.test-data'),
+    dataDir: path.join(os.tmpdir(), `agentgate-test-postgres-${process.getuid?.() ?? 'user'}`),
     port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54339),
     logger: pino({ level: 'warn' }),
   });

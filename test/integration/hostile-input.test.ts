@@ -36,6 +36,9 @@ describe('hostile input across every route', () => {
       { method: 'POST', path: `/api/v1/tasks/${id}/pause` }, { method: 'POST', path: `/api/v1/tasks/${id}/cancel` },
       { method: 'PUT', path: `/api/v1/tasks/${id}/budget`, body: { token_budget: 5 } },
       { method: 'DELETE', path: `/api/v1/auth/api-keys/${id}` }, { method: 'GET', path: `/api/v1/stream/sse?workflow_id=${id}` },
+      { method: 'GET', path: `/api/v1/sessions/${id}` }, { method: 'GET', path: `/api/v1/sessions/${id}/history` },
+      { method: 'GET', path: `/api/v1/sessions/${id}/events` }, { method: 'PATCH', path: `/api/v1/sessions/${id}`, body: { title: 'x' } },
+      { method: 'DELETE', path: `/api/v1/sessions/${id}` }, { method: 'GET', path: `/v1/models/${id}` },
     ];
     for (const id of HOSTILE_IDS) list.push(...idRoutes(id));
     for (const text of HOSTILE_STRINGS) {
@@ -49,6 +52,9 @@ describe('hostile input across every route', () => {
       list.push({ method: 'POST', path: '/api/v1/auth/refresh', body: { refresh_token: text } });
       list.push({ method: 'POST', path: '/api/v1/auth/api-keys', body: { name: 'k', scopes: [text] } });
       list.push({ method: 'PUT', path: `/api/v1/sessions/${encodeURIComponent(text)}/budget`, body: { token_budget: 10 } });
+      list.push({ method: 'POST', path: '/v1/chat/completions', body: { model: text, messages: [{ role: 'user', content: 'x' }] } });
+      list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: text, content: 'x' }] } });
+      list.push({ method: 'GET', path: `/api/v1/sessions?limit=${encodeURIComponent(text)}` });
     }
     for (const value of HUGE_NUMBERS) {
       list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: 'x', max_iterations: value } });
@@ -71,6 +77,9 @@ describe('hostile input across every route', () => {
     list.push({ method: 'POST', path: '/api/v1/auth/api-keys', body: { name: 'k', expires_at: '2000-01-01T00:00:00Z' } });
     list.push({ method: 'POST', path: '/api/v1/auth/api-keys', body: { name: 'k', user_id: '00000000-0000-0000-0000-000000000002' } });
     list.push({ method: 'POST', path: '/api/v1/auth/register', body: { email: 'short@example.test', password: 'short' } });
+    list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [] } });
+    list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'x' }], n: 5 } });
+    list.push({ method: 'POST', path: '/v1/chat/completions', raw: '{"messages": [' });
     list.push({ method: 'POST', path: '/api/v1/auth/register', body: { email: 'extra@example.test', password: 'long-enough-password', role: 'owner' } });
     return list;
   }
@@ -114,7 +123,9 @@ describe('hostile input across every route', () => {
         : await gateway().request(probe.method, probe.path, probe.body, headers);
       const label = `${probe.method} ${probe.path.slice(0, 120)} ${JSON.stringify(probe.body ?? probe.raw ?? '').slice(0, 80)} → ${answer.status} ${answer.text.slice(0, 200)}`;
       assert.ok(answer.status >= 400 && answer.status < 500, label);
-      assert.equal(typeof answer.body?.error, 'string', label);
+      // The OpenAI layer nests its message ({error: {message}}); native routes answer {error: message}.
+      const message = typeof answer.body?.error === 'object' ? answer.body.error?.message : answer.body?.error;
+      assert.equal(typeof message, 'string', label);
     }
     assert.deepEqual(await tableCounts(), before);
   });
