@@ -1,3 +1,5 @@
+import type { ModelTextResult } from '../llm/stream-model-text.ts';
+
 /** What a workflow knows about its task once started; recorded by the start step, so replays agree. */
 export interface TaskSnapshot {
   id: string;
@@ -14,14 +16,5 @@ export interface TaskSnapshot {
   deadlineMs: number;
 }
 
-export interface AgentAnswer {
-  agentId: string;
-  text: string;
-  model: string;
-  provider: string;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  /** Model candidates tried for this answer (fallbacks after provider errors). */
-  attempts: number;
-}
+/** One agent's model answer: the call's result and which agent gave it. */
+export type AgentAnswer = ModelTextResult & { agentId: string };
