@@ -4,7 +4,11 @@ import { appendTaskEvents, type NewTaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
 
 export interface EventWriter {
-  emit(event: Omit<NewTaskEvent, 'dedupeKey'>): Promise<void>;
+  /**
+   * Appends the events, after any buffered token text, in one commit and waits until every event so far is
+   * stored. An event without a dedupe key gets the next positional key of the step.
+   */
+  emit(events: NewTaskEvent[]): Promise<void>;
   /** Buffers a token delta; buffered text goes out as one LLM_PARTIAL per interval. */
   partial(agentId: string, delta: string): void;
   /** Writes whatever is buffered and waits until every event so far is stored. */
@@ -45,20 +49,25 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
     });
     return chain;
   };
-  const flushPartial = () => {
+  const takePartial = (): NewTaskEvent[] => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (buffered === '') return;
+    if (buffered === '') return [];
     const delta = buffered;
     buffered = '';
-    void enqueue([{ type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta, ...partialMarks }, dedupeKey: `${stepKey}:p${offset}` }]);
+    const event = { type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta, ...partialMarks }, dedupeKey: `${stepKey}:p${offset}` };
     offset += delta.length;
+    return [event];
+  };
+  const flushPartial = () => {
+    const partial = takePartial();
+    if (partial.length > 0) void enqueue(partial);
   };
 
   return {
-    async emit(event) {
-      flushPartial();
-      await enqueue([{ ...event, dedupeKey: `${stepKey}:e${position++}` }]);
+    async emit(events) {
+      const keyed = events.map((event) => (event.dedupeKey ? event : { ...event, dedupeKey: `${stepKey}:e${position++}` }));
+      await enqueue([...takePartial(), ...keyed]);
     },
     partial(agentId, delta) {
       if (alreadyRecordedChars > 0) {

@@ -3,9 +3,22 @@ import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { NewTask, TaskRow, TaskStatus } from '../db/schema.ts';
 import { forbidden, notFound } from '../errors.ts';
+import type { SessionClaim } from '../sessions/resolve-session.ts';
 
-export async function insertTask(db: Db, task: NewTask): Promise<TaskRow> {
-  return db.insertInto('tasks').values(task).returningAll().executeTakeFirstOrThrow();
+export type NewQueuedTask = Pick<NewTask, 'id' | 'query' | 'requested_mode' | 'token_budget'> & {
+  context: Record<string, unknown>;
+  options: Record<string, unknown>;
+};
+
+/** Finds or creates the caller's session (`claim`) and inserts the QUEUED task in it: one statement, one commit. */
+export async function insertTaskWithSession(db: Db, caller: Caller, claim: SessionClaim, task: NewQueuedTask): Promise<{ sessionId: string; createdAt: Date }> {
+  const { rows } = await sql<{ session_id: string; created_at: Date }>`
+    select session_id, created_at from submit_task(
+      ${caller.tenantId}::uuid, ${caller.userId}::uuid, ${claim.sessionId}::uuid, ${claim.externalId}::text, ${claim.newId}::uuid,
+      ${claim.tokenBudget}::bigint, ${claim.ttlDays}::integer, ${JSON.stringify(claim.context)}::jsonb,
+      ${task.id}::uuid, ${task.query}::text, ${task.requested_mode ?? null}::text, ${JSON.stringify(task.context)}::jsonb,
+      ${JSON.stringify(task.options)}::jsonb, ${task.token_budget ?? null}::bigint)`.execute(db);
+  return { sessionId: rows[0].session_id, createdAt: rows[0].created_at };
 }
 
 /** A task of the caller's tenant that the caller owns, with its session's custom id. */

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
-import { resolveSessionForTask, type ResolvedSession } from '../sessions/resolve-session.ts';
+import { claimSession, resolvedSession, type ResolvedSession } from '../sessions/resolve-session.ts';
 import { findRolePreset, roleNames } from '../tools/role-presets.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
-import { insertTask } from './queries.ts';
+import { insertTaskWithSession } from './queries.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
 const MODEL_CONTROLS = ['model_tier', 'model_override', 'provider_override'] as const;
@@ -29,27 +29,24 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     requestedBudget: typeof context.token_budget === 'number' ? context.token_budget : undefined,
     defaultBudget: deps.config.budgets.taskTokens,
   });
-  const session = await resolveSessionForTask(deps.db, caller, input.session_id, {
+  const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,
     taskContext: context,
   });
-  if (session.externalId) context.external_id = session.externalId;
-  const task = await insertTask(deps.db, {
-    id: randomUUID(),
-    tenant_id: caller.tenantId,
-    user_id: caller.userId,
-    session_id: session.id,
+  if (claim.externalId) context.external_id = claim.externalId;
+  const taskId = randomUUID();
+  const stored = await insertTaskWithSession(deps.db, caller, claim, {
+    id: taskId,
     query,
     requested_mode: input.mode ?? null,
     context,
     options: pickOptions(input),
     token_budget: tokenBudget,
-    status: 'QUEUED',
   });
   // The row is committed first: if we die before the enqueue, the recovery sweep enqueues it.
-  await deps.engine.enqueueTask(task.id);
-  return { taskId: task.id, session, createdAt: task.created_at };
+  await deps.engine.enqueueTask(taskId);
+  return { taskId, session: resolvedSession(claim, stored.sessionId), createdAt: stored.createdAt };
 }
 
 /** Top-level controls override their context twins (rule 3); `template_name` aliases `template`. */

@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
 import { openEventWriter, type EventWriter } from '../events/event-writer.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import { announceThresholds, callModelWithinBudget, withCancelWatch } from './model-call.ts';
+import { callModelWithinBudget, thresholdEvents, withCancelWatch } from './model-call.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
 
@@ -44,30 +44,37 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
       onDelta: (delta) => events.partial(call.agentId, delta),
       mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
       mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
-    }, cancel).finally(() => events.flush());
+    }, cancel).catch(async (error) => {
+      await events.flush();
+      throw error;
+    });
     if ('budgetExhausted' in outcome) {
-      await announceThresholds(deps, task, [{ ...outcome.budgetExhausted, threshold: 100 }]);
+      await events.emit(thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
       return outcome;
     }
     const { result } = outcome;
-    await announceThresholds(deps, task, outcome.crossings);
-    await events.emit({
+    // The last token text, the thresholds crossed and the completion go out in one commit, in that order.
+    await events.emit([...thresholdEvents(outcome.crossings), {
       type: 'AGENT_COMPLETED', agentId: call.agentId, message: 'Agent completed',
       payload: { model: result.model, provider: result.provider, input_tokens: result.inputTokens, output_tokens: result.outputTokens },
-    });
+    }]);
     return { answer: { agentId: call.agentId, ...result } };
   }), { name: stepName });
 }
 
+/** The events before the model call, in one commit (their dedupe keys stay positional, as when sent one by one). */
 async function announceStart(events: EventWriter, call: AgentCall): Promise<void> {
-  if (call.progress) await events.emit({ type: 'PROGRESS', agentId: call.agentId, message: call.progress, payload: { stage: 'execution' } });
-  await events.emit({
-    type: 'DATA_PROCESSING', agentId: call.agentId, message: 'Prepared the conversation context',
-    payload: { history_messages: call.messages.length - 1 },
-  });
-  await events.emit({ type: 'AGENT_THINKING', agentId: call.agentId, message: 'Thinking about the request' });
-  await events.emit({ type: 'AGENT_STARTED', agentId: call.agentId, message: 'Agent started' });
-  await events.emit({ type: 'LLM_PROMPT', agentId: call.agentId, message: lastUserMessage(call.messages).slice(0, 500) });
+  const progress = call.progress ? [{ type: 'PROGRESS', agentId: call.agentId, message: call.progress, payload: { stage: 'execution' } }] : [];
+  await events.emit([
+    ...progress,
+    {
+      type: 'DATA_PROCESSING', agentId: call.agentId, message: 'Prepared the conversation context',
+      payload: { history_messages: call.messages.length - 1 },
+    },
+    { type: 'AGENT_THINKING', agentId: call.agentId, message: 'Thinking about the request' },
+    { type: 'AGENT_STARTED', agentId: call.agentId, message: 'Agent started' },
+    { type: 'LLM_PROMPT', agentId: call.agentId, message: lastUserMessage(call.messages).slice(0, 500) },
+  ]);
 }
 
 const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { appendTaskEvents } from '../events/append-event.ts';
+import { appendTaskEvents, type NewTaskEvent } from '../events/append-event.ts';
 import type { ModelSelection } from '../llm/select-models.ts';
 import { streamModelText, type ConversationMessage, type ModelTextResult } from '../llm/stream-model-text.ts';
 import { watchForCancel } from './cancel-watch.ts';
@@ -86,11 +86,16 @@ export function estimateTokens(...texts: string[]): number {
 /** BUDGET_THRESHOLD at 80 / 90 / 100 %, each once per task and scope. */
 export async function announceThresholds(deps: Deps, task: TaskSnapshot, crossings: ThresholdCrossing[]): Promise<void> {
   if (crossings.length === 0) return;
-  await appendTaskEvents(deps.db, task.id, crossings.map((crossing) => ({
+  await appendTaskEvents(deps.db, task.id, thresholdEvents(crossings));
+  deps.events.wake(task.id);
+}
+
+/** Keyed by scope and threshold, so each is recorded once per task whoever announces it. */
+export function thresholdEvents(crossings: ThresholdCrossing[]): NewTaskEvent[] {
+  return crossings.map((crossing) => ({
     type: 'BUDGET_THRESHOLD', agentId: 'budget',
     message: `${crossing.scope} token budget ${crossing.threshold}% used (${crossing.used} of ${crossing.budget})`,
     payload: { scope: crossing.scope, threshold: crossing.threshold, used: crossing.used, budget: crossing.budget },
     dedupeKey: `budget:${crossing.scope}:${crossing.threshold}`,
-  })));
-  deps.events.wake(task.id);
+  }));
 }
