@@ -23,6 +23,8 @@ export interface GatewayOptions {
   root: string;
   /** Directory for `--cpu-prof` output, or undefined for no profile. */
   profileDir: string | undefined;
+  /** Settings a benchmark fixes for its scenario (e.g. MOCK_DELAY_MS); reported in `settings` with the passed ones. */
+  env?: Record<string, string>;
 }
 
 interface Ports {
@@ -45,7 +47,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 }
 
 async function launchGateway(options: GatewayOptions, dataDir: string, ports: Ports): Promise<Gateway> {
-  const settings = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
+  const settings = {
+    ...Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!])),
+    ...options.env,
+  };
   const server = await startChildServer({
     script: 'src/main.ts',
     args: ['serve'],

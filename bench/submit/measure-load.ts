@@ -1,5 +1,5 @@
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
-import { snapshotCpu, type CpuTargets } from './process-cpu.ts';
+import { snapshotCpu, type CpuSnapshot, type CpuTargets } from './process-cpu.ts';
 
 export const CONNECTIONS = 64;
 export const WARMUP_SECONDS = 2;
@@ -26,11 +26,13 @@ export async function measureLoad(targets: CpuTargets, options: LoadOptions): Pr
   const before = await snapshotCpu(targets);
   const load = await runLoad(options);
   const after = await snapshotCpu(targets);
-  const percent = (seconds: number) => (100 * seconds) / ((load.finishedAt.getTime() - load.startedAt.getTime()) / 1000);
+  return { load, cpu: cpuShareBetween(before, after, (load.finishedAt.getTime() - load.startedAt.getTime()) / 1000) };
+}
+
+/** The CPU each side used between two snapshots `seconds` apart, in percent of one core. */
+export function cpuShareBetween(before: CpuSnapshot, after: CpuSnapshot, seconds: number): CpuShare {
+  const percent = (cpuSeconds: number) => (100 * cpuSeconds) / seconds;
   const [server, postgres, bench, machine] = [after.server - before.server, after.postgres - before.postgres,
     after.bench - before.bench, after.machine - before.machine];
-  return {
-    load,
-    cpu: { server: percent(server), postgres: percent(postgres), bench: percent(bench), other: percent(machine - server - postgres - bench) },
-  };
+  return { server: percent(server), postgres: percent(postgres), bench: percent(bench), other: percent(machine - server - postgres - bench) };
 }

@@ -3,9 +3,9 @@
  * one-INSERT Fastify ceiling on the same Postgres. Prints a Markdown table and appends it to bench/RESULTS.md.
  * Usage: npm run bench:submit [-- --no-record]   (bench/RESULTS.md says what each number means)
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { benchmarkCeiling } from './ceiling-scenario.ts';
+import { describeCommit } from './describe-commit.ts';
 import { benchmarkGateway } from './gateway-scenario.ts';
 import { startGateway } from './gateway-process.ts';
 import { CONNECTIONS, LOAD_SECONDS, WARMUP_SECONDS } from './measure-load.ts';
@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<void> {
   const shouldRecord = !argv.includes('--no-record');
   const profileDir = process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/submit/profiles') : undefined;
   // The gateway loads src/ when it starts, so that is when the tree is described.
-  const commit = describeCommit();
+  const commit = describeCommit(ROOT);
   log('starting the gateway on a fresh embedded Postgres');
   const gateway = await startGateway({ root: ROOT, profileDir });
   process.once('SIGINT', () => void gateway.stop().finally(() => process.exit(130)));
@@ -36,18 +36,6 @@ async function main(argv: string[]): Promise<void> {
   console.log(`\n${section}`);
   if (shouldRecord) await appendSection(RESULTS_PATH, section);
   if (profileDir) log(`gateway CPU profile written to ${profileDir}`);
-}
-
-/** The commit under test; the gateway runs from the working tree, so uncommitted changes in src/ are named. */
-function describeCommit(): string {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const commit = git('rev-parse', '--short', 'HEAD');
-    const changed = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).length;
-    return changed > 0 ? `${commit} + ${changed} uncommitted file(s) in src/` : commit;
-  } catch {
-    return 'unknown';
-  }
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
