@@ -80,7 +80,8 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
       if (bufferedAgent !== agentId) flushPartial();
       bufferedAgent = agentId;
       buffered += delta;
-      timer ??= setTimeout(flushPartial, partialIntervalMs);
+      // The first delta goes out at once (time to first token); later ones are coalesced.
+      timer ??= setTimeout(flushPartial, offset === 0 ? 0 : partialIntervalMs);
     },
     async flush() {
       flushPartial();
