@@ -18,7 +18,6 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string) => new AppError(400, message);
-export const unauthorized = (message = 'Authentication required') => new AppError(401, message);
 export const forbidden = (message = 'Forbidden') => new AppError(403, message);
 export const notFound = (message: string) => new AppError(404, message);
 export const conflict = (message: string, extras?: Record<string, unknown>) =>
@@ -28,7 +27,6 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Rate limit
     extras: { retry_after: retryAfterSeconds },
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
-export const badGateway = (message: string, cause?: unknown) => new AppError(502, message, { cause });
 export const serviceUnavailable = (message: string) => new AppError(503, message);
 
 export function isAppError(error: unknown): error is AppError {

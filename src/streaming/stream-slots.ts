@@ -22,5 +22,3 @@ export function createStreamSlots(maxPerKey: number) {
     },
   };
 }
-
-export type StreamSlots = ReturnType<typeof createStreamSlots>;
