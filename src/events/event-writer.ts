@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
+import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import { appendTaskEvents, type NewTaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
 
@@ -18,6 +20,7 @@ export interface EventWriter {
 export interface EventWriterOptions {
   db: Db;
   hub?: EventHub;
+  logger: Logger;
   taskId: string;
   /** Identifies the emitting step; stable across a re-run of that step after a crash. */
   stepKey: string;
@@ -33,21 +36,35 @@ export interface EventWriterOptions {
  * deterministic model therefore continues its stream exactly where the crash cut it.
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
-  const { db, hub, taskId, stepKey, partialIntervalMs, partialMarks } = options;
+  const { db, hub, logger, taskId, stepKey, partialIntervalMs, partialMarks } = options;
   let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
-  let chain: Promise<unknown> = Promise.resolve();
+  let chain: Promise<void> = Promise.resolve();
+  /** The first write that failed for good; the step sees it at its next emit or flush. */
+  let failure: unknown;
   let buffered = '';
   let bufferedAgent = '';
   let timer: NodeJS.Timeout | undefined;
 
+  // Writes run one after another and never reject: token deltas are flushed from a timer that nobody
+  // awaits, so a failure is kept for the step to see instead of escaping as an unhandled rejection.
+  // Every event carries a dedupe key, so an append retried after a lost connection is recorded once.
   const enqueue = (events: NewTaskEvent[]) => {
     chain = chain.then(async () => {
-      const stored = await appendTaskEvents(db, taskId, events);
-      if (stored.length > 0) hub?.wake(taskId);
+      if (failure !== undefined) return;
+      try {
+        const stored = await retryUntilDatabaseAnswers(() => appendTaskEvents(db, taskId, events), { logger, what: 'record task events' });
+        if (stored.length > 0) hub?.wake(taskId);
+      } catch (error) {
+        failure = error;
+      }
     });
     return chain;
+  };
+  const settled = async () => {
+    await chain;
+    if (failure !== undefined) throw failure;
   };
   const takePartial = (): NewTaskEvent[] => {
     if (timer) clearTimeout(timer);
@@ -67,7 +84,8 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
   return {
     async emit(events) {
       const keyed = events.map((event) => (event.dedupeKey ? event : { ...event, dedupeKey: `${stepKey}:e${position++}` }));
-      await enqueue([...takePartial(), ...keyed]);
+      void enqueue([...takePartial(), ...keyed]);
+      await settled();
     },
     partial(agentId, delta) {
       if (alreadyRecordedChars > 0) {
@@ -85,7 +103,7 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
     },
     async flush() {
       flushPartial();
-      await chain;
+      await settled();
     },
   };
 }

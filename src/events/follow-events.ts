@@ -1,4 +1,6 @@
+import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
+import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
 import { readEventsAfter } from './read-events.ts';
@@ -11,12 +13,14 @@ export interface FollowOptions {
   afterSeq: number;
   types?: string[];
   signal: AbortSignal;
+  logger: Logger;
 }
 
 /**
  * Replays a task's log after the cursor and then follows it live, as one sequence: the same query
  * serves both, so there is no seam where an event could be skipped or repeated. Ends after STREAM_END
- * (which every stream receives, whatever its type filter) or when the signal aborts.
+ * (which every stream receives, whatever its type filter) or when the signal aborts. While the database
+ * cannot be reached the stream stays open (its pings go on) and carries on from its cursor when it answers.
  */
 export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
   let cursor = options.afterSeq;
@@ -35,7 +39,12 @@ export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, o
       pending = false;
       // Read unfiltered: STREAM_END ends every stream and is always delivered, whatever the filter.
       for (;;) {
-        const events = await readEventsAfter(db, taskId, { afterSeq: cursor, limit: BATCH });
+        const events = await retryUntilDatabaseAnswers(() => readEventsAfter(db, taskId, { afterSeq: cursor, limit: BATCH }), {
+          logger: options.logger, what: 'read task events', signal: options.signal,
+        }).catch((error: unknown) => {
+          if (options.signal.aborted) return [];
+          throw error;
+        });
         for (const event of events) {
           cursor = event.seq;
           if (!options.types || options.types.includes(event.type) || event.type === 'STREAM_END') yield event;

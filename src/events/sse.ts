@@ -15,6 +15,8 @@ export interface SseOptions {
   /** How long a full buffer may wait to drain before the consumer is cut off. */
   drainGraceMs?: number;
   pingComment?: string;
+  /** Aborted when the server shuts down: the stream ends and the client reconnects with its last event id. */
+  stopping?: AbortSignal;
 }
 
 export interface SseStream {
@@ -46,8 +48,15 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   const ping = setInterval(() => write(`: ${options.pingComment ?? 'ping'}\n\n`), options.pingIntervalMs);
   const stop = () => {
     clearInterval(ping);
+    options.stopping?.removeEventListener('abort', onShutdown);
     controller.abort();
   };
+  const onShutdown = () => {
+    write(': server shutting down; reconnect with Last-Event-ID\n\n');
+    stop();
+  };
+  if (options.stopping?.aborted) onShutdown();
+  options.stopping?.addEventListener('abort', onShutdown, { once: true });
   request.raw.socket.once('close', stop);
   raw.once('close', stop);
 

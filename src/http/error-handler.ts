@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { isAppError } from '../errors.ts';
+import { isDatabaseUnavailable, isQueryTimeout, isTransientConflict } from '../db/database-errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 
 interface ValidationIssue { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }
 
@@ -20,9 +21,26 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; message: string }>
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'invalid content-length' },
 };
 
+/** Seconds a client is asked to wait when the database cannot answer. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A database that is down, restarting, frozen or losing lock races is a temporary condition of the
+ * service, not a fault of the request: 503 with Retry-After, so clients and their libraries retry.
+ */
+export function databaseUnavailable(error: unknown): AppError | undefined {
+  if (!isDatabaseUnavailable(error) && !isQueryTimeout(error) && !isTransientConflict(error)) return undefined;
+  return new AppError(503, 'Service temporarily unavailable: the database is not answering; retry shortly', {
+    headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error,
+  });
+}
+
 /** One mapping from any error to the spec's `{error}` body (STYLE.md §3). */
 export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((raised: FastifyError, request, reply) => {
+    const unavailable = databaseUnavailable(raised);
+    if (unavailable) request.log.warn({ err: raised }, 'database unavailable');
+    const error = unavailable ?? raised;
     if (isAppError(error)) {
       return reply.status(error.statusCode).headers(error.headers).send({ error: error.message, ...error.extras });
     }

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { conflict } from '../errors.ts';
+import { conflict, serviceUnavailable } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest { idempotencyScope?: string }
@@ -11,9 +11,15 @@ declare module 'fastify' {
 
 /** Headers of a cached answer worth replaying (ids, location, content type). */
 const REPLAYED_HEADERS = ['content-type', 'x-workflow-id', 'x-session-id', 'location', 'link', 'etag'];
-/** An in-progress record older than this belonged to a request that died; a duplicate may take over. */
-const STALE_IN_PROGRESS_SECONDS = 60;
 const WAIT_FOR_FIRST_MS = 30_000;
+
+export interface IdempotencyOptions {
+  db: Db;
+  ttlSeconds: number;
+  /** An in-progress record older than this belonged to a request that died; a duplicate may take over. */
+  claimTimeoutSeconds: number;
+  stopping: AbortSignal;
+}
 
 interface StoredAnswer { state: string; status_code: number | null; headers: Record<string, string> | null; body: string | null }
 
@@ -22,8 +28,8 @@ interface StoredAnswer { state: string; status_code: number | null; headers: Rec
  * stored for the TTL and replayed with `X-Idempotency-Cached: true`. A concurrent duplicate waits for
  * the first to finish instead of running twice; a non-2xx answer is forgotten so a retry runs anew.
  */
-export function installIdempotency(app: FastifyInstance, options: { db: Db; ttlSeconds: number }): void {
-  const { db, ttlSeconds } = options;
+export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
+  const { db, ttlSeconds, claimTimeoutSeconds, stopping } = options;
 
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
@@ -32,7 +38,8 @@ export function installIdempotency(app: FastifyInstance, options: { db: Db; ttlS
     const scope = scopeHash(request, key);
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     while (Date.now() < deadline) {
-      if (await claim(db, scope, key, ttlSeconds)) {
+      if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key');
+      if (await claim(db, scope, key, ttlSeconds, claimTimeoutSeconds)) {
         request.idempotencyScope = scope;
         return;
       }
@@ -62,12 +69,28 @@ export function installIdempotency(app: FastifyInstance, options: { db: Db; ttlS
 
 function scopeHash(request: FastifyRequest, key: string): string {
   return createHash('sha256')
-    .update(JSON.stringify([key, request.caller?.userId ?? '', request.url, request.body ?? null]))
+    .update(JSON.stringify([key, request.caller?.tenantId ?? '', request.caller?.userId ?? '', request.url, request.body ?? null]))
     .digest('hex');
 }
 
+/**
+ * The id of what a request sent with an Idempotency-Key creates: the same for every retry of the request.
+ * The claim row and the created row are not written in one transaction, so a retry after a crash (or one
+ * that takes over an abandoned claim) runs the handler again; with this id it finds the task the first
+ * attempt created instead of creating a second one. An RFC 9562 version 8 UUID from the scope's hash.
+ */
+export function idempotentResourceId(request: FastifyRequest): string | undefined {
+  const scope = request.idempotencyScope;
+  if (scope === undefined) return undefined;
+  const hex = createHash('sha256').update(`resource:${scope}`).digest('hex').slice(0, 32).split('');
+  hex[12] = '8';
+  hex[16] = ((Number.parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  const text = hex.join('');
+  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+}
+
 /** Takes the record when it is new, expired, or abandoned by a request that died. */
-async function claim(db: Db, scope: string, key: string, ttlSeconds: number): Promise<boolean> {
+async function claim(db: Db, scope: string, key: string, ttlSeconds: number, claimTimeoutSeconds: number): Promise<boolean> {
   const { rows } = await sql`
     insert into idempotency_records (scope_hash, idempotency_key, state, expires_at)
     values (${scope}, ${key}, 'in_progress', now() + make_interval(secs => ${ttlSeconds}))
@@ -76,7 +99,7 @@ async function claim(db: Db, scope: string, key: string, ttlSeconds: number): Pr
       created_at = now(), expires_at = excluded.expires_at
     where idempotency_records.expires_at < now()
        or (idempotency_records.state = 'in_progress'
-           and idempotency_records.created_at < now() - make_interval(secs => ${STALE_IN_PROGRESS_SECONDS}))
+           and idempotency_records.created_at < now() - make_interval(secs => ${claimTimeoutSeconds}))
     returning scope_hash`.execute(db);
   return rows.length > 0;
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isAppError } from '../errors.ts';
-import { describeValidation } from '../http/error-handler.ts';
+import { databaseUnavailable, describeValidation } from '../http/error-handler.ts';
 
 const TYPES: Record<number, { type: string; code: string }> = {
   400: { type: 'invalid_request_error', code: 'invalid_request' },
@@ -11,6 +11,7 @@ const TYPES: Record<number, { type: string; code: string }> = {
   415: { type: 'invalid_request_error', code: 'invalid_request' },
   429: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
   500: { type: 'server_error', code: 'internal_error' },
+  503: { type: 'server_error', code: 'service_unavailable' },
 };
 
 export function openAiError(status: number, message: string) {
@@ -20,7 +21,10 @@ export function openAiError(status: number, message: string) {
 
 /** The OpenAI envelope `{error: {message, type, code}}` for every error of this layer (spec 7), auth included. */
 export function installOpenAiErrorHandler(scope: FastifyInstance): void {
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
+  scope.setErrorHandler((raised: FastifyError, request, reply) => {
+    const unavailable = databaseUnavailable(raised);
+    if (unavailable) request.log.warn({ err: raised }, 'database unavailable');
+    const error = unavailable ?? raised;
     if (isAppError(error)) return reply.status(error.statusCode).headers(error.headers).send(openAiError(error.statusCode, error.message));
     if (error.validation) return reply.status(400).send(openAiError(400, describeValidation(error.validationContext ?? 'body', error.validation as never)));
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

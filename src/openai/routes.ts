@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
+import { AppError, serviceUnavailable } from '../errors.ts';
 import type { App } from '../http/app-type.ts';
+import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from '../tasks/submit-task.ts';
 import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
 import { SUPPORTED_MODES } from '../workflows/task-workflow.ts';
@@ -56,7 +57,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined,
         context: chatTaskContext(chat, model),
-      });
+      }, { taskId: idempotentResourceId(request) });
       if (session.announce) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
       if (request.body.stream) {
         return streamCompletion(deps, request, reply, {
@@ -64,7 +65,8 @@ export async function openAiRoutes(app: App, deps: Deps) {
           onUsage: (usage) => chargeTokens(usage.total_tokens),
         });
       }
-      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000);
+      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.stopping);
+      if (deps.stopping.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`);
       const completion = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
       return completion;

@@ -24,12 +24,14 @@ interface StreamOptions { taskId: string; model: string; includeUsage: boolean; 
  * usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream.
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
-  const sse = openSse(request, reply, { pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes });
+  const sse = openSse(request, reply, {
+    pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes, stopping: deps.stopping,
+  });
   const chunk = createChunker(options.model);
   let streamedAnswer = false;
   try {
     await sse.send({ data: chunk({ role: 'assistant', content: '' }) });
-    for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal: sse.signal })) {
+    for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal: sse.signal, logger: deps.logger })) {
       if (isAnswerDelta(event)) {
         streamedAnswer = true;
         await sse.send({ data: chunk({ content: event.message ?? '' }) });

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
+import pTimeout from 'p-timeout';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import { isEngineHealthy } from '../engine/engine.ts';
 import type { App } from '../http/app-type.ts';
+import { metrics } from '../observability/metrics.ts';
 
 const HealthBody = Type.Object({
   status: Type.String(),
@@ -13,15 +15,30 @@ const HealthBody = Type.Object({
 
 /** Probes (spec 4.1): no authentication. */
 export async function probeRoutes(app: App, deps: Deps) {
+  // Liveness: the process answers, and the database it supervises (the embedded server) runs or is being
+  // restarted. A restart that failed makes it unhealthy, so an orchestrator replaces the process.
   app.get('/health', {
     config: { public: true },
-    schema: { tags: ['probes'], summary: 'Liveness', response: { 200: HealthBody } },
-  }, async () => ({
-    status: 'healthy',
-    version: deps.config.version,
-    time: new Date().toISOString(),
-    checks: { process: 'ok' },
-  }));
+    schema: { tags: ['probes'], summary: 'Liveness', response: { 200: HealthBody, 503: HealthBody } },
+  }, async (_request, reply) => {
+    const postgres = deps.databaseHealth();
+    const healthy = !postgres.startsWith('failing');
+    reply.status(healthy ? 200 : 503);
+    return {
+      status: healthy ? 'healthy' : 'unhealthy',
+      version: deps.config.version,
+      time: new Date().toISOString(),
+      checks: { process: 'ok', postgres },
+    };
+  });
+
+  app.get('/metrics', {
+    config: { public: true },
+    schema: { tags: ['probes'], summary: 'Prometheus metrics', response: { 200: { type: 'string' } } },
+  }, async (_request, reply) => {
+    reply.type(metrics.contentType);
+    return metrics.metrics();
+  });
 
   app.get('/readiness', {
     config: { public: true },
@@ -48,9 +65,12 @@ async function readinessChecks(deps: Deps): Promise<Record<string, string>> {
   return { database, engine, models: models === 'ok' ? `ok: ${deps.models.describe()}` : models };
 }
 
+/** Each check answers within this, so the probe answers in time even when the database is frozen. */
+const CHECK_TIMEOUT_MS = 1_500;
+
 async function probe(check: () => Promise<void>): Promise<string> {
   try {
-    await check();
+    await pTimeout(check(), { milliseconds: CHECK_TIMEOUT_MS, message: `no answer within ${CHECK_TIMEOUT_MS} ms` });
     return 'ok';
   } catch (error) {
     return `failing: ${error instanceof Error ? error.message : String(error)}`;

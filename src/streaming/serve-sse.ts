@@ -8,11 +8,11 @@ import type { StreamPlan } from './prepare-stream.ts';
 
 export async function serveSseStream(deps: Deps, request: FastifyRequest, reply: FastifyReply, plan: StreamPlan, release: () => void): Promise<void> {
   const { streams } = deps.config;
-  const sse = openSse(request, reply, { pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes });
+  const sse = openSse(request, reply, { pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes, stopping: deps.stopping });
   const idle = createInactivityTimer(streams.inactivityTimeoutMs, sse.signal);
   try {
     sse.comment(`connected to workflow ${plan.taskId}`);
-    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal })) {
+    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
       idle.touch();
       if (await sse.send(toSseFrame(event))) continue;
       // Too far behind: end with an error the client can act on instead of buffering without bound.

@@ -18,12 +18,14 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     socket.ping();
   }, PING_INTERVAL_MS);
   socket.on('pong', () => { alive = true; });
+  const onShutdown = () => socket.close(1012, 'server restarting; reconnect with last_event_id');
+  deps.stopping.addEventListener('abort', onShutdown, { once: true });
   socket.on('close', () => closed.abort());
   socket.on('error', () => closed.abort());
   // Clients may send anything (e.g. keepalives); the stream is one-way, so messages are ignored.
   socket.on('message', () => {});
   try {
-    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal })) {
+    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
       idle.touch();
       if (socket.bufferedAmount > streams.bufferLimitBytes) {
         socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',
@@ -37,6 +39,7 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     deps.logger.error({ err: error, task_id: plan.taskId }, 'websocket stream failed');
     socket.close(1011, 'event stream failed');
   } finally {
+    deps.stopping.removeEventListener('abort', onShutdown);
     clearInterval(heartbeat);
     idle.dispose();
     release();

@@ -4,8 +4,9 @@ import type { Db } from '../db/database.ts';
 import type { TaskRow, TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { cancelQueuedWorkflow, signalTask } from '../engine/engine.ts';
-import { AppError, conflict } from '../errors.ts';
-import { appendTaskEvents } from '../events/append-event.ts';
+import { AppError, conflict, notFound } from '../errors.ts';
+import type { NewTaskEvent } from '../events/append-event.ts';
+import { changeTask } from '../task-state/change-task.ts';
 import { ensureOwned } from './queries.ts';
 import { isTerminal, toStatusName } from './status-names.ts';
 import { waitForTaskStatus } from './wait-for-task.ts';
@@ -24,7 +25,7 @@ export interface ControlRequest { reason?: string }
  * request is accepted (a queued task is held before it starts).
  */
 export async function pauseTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
-  await changeControl(deps, caller, taskId, async (transaction, task) => {
+  await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
     if (isTerminal(task.status)) throw conflict(`cannot pause ${STATE_WORDS[task.status]} task`);
     if (task.cancel_requested) throw conflict('cannot pause a task that is being cancelled');
     if (task.pause_requested) throw conflict('task is already paused');
@@ -32,26 +33,26 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
       status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never,
       pause_reason: request.reason ?? null, paused_by: caller.userId, updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
-    await appendTaskEvents(transaction, task.id, [{
+    return [{
       type: 'WORKFLOW_PAUSING', agentId: 'orchestrator', message: 'Pause requested',
       payload: { reason: request.reason ?? null, requested_by: caller.userId },
-    }]);
+    }];
   });
   return { success: true, message: 'Pause signal sent', task_id: taskId };
 }
 
 export async function resumeTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
-  await changeControl(deps, caller, taskId, async (transaction, task) => {
+  await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
     if (isTerminal(task.status)) throw conflict(`cannot resume ${STATE_WORDS[task.status]} task`);
     if (!task.pause_requested) throw conflict('task is not paused');
     await transaction.updateTable('tasks').set({
       status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
       pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
-    await appendTaskEvents(transaction, task.id, [{
+    return [{
       type: 'WORKFLOW_RESUMED', agentId: 'orchestrator', message: 'Task resumed',
       payload: { reason: request.reason ?? null, requested_by: caller.userId },
-    }]);
+    }];
   });
   await signalTask(taskId, 'resume');
   return { success: true, message: 'Resume signal sent', task_id: taskId };
@@ -65,26 +66,26 @@ export async function resumeTask(deps: Deps, caller: Caller, taskId: string, req
  */
 export async function cancelTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
   let wasQueued = false;
-  await changeControl(deps, caller, taskId, async (transaction, task) => {
+  await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
     if (isTerminal(task.status)) {
       throw new AppError(409, `cannot cancel ${STATE_WORDS[task.status]} task`, {
         extras: { success: false, message: `cannot cancel ${STATE_WORDS[task.status]} task`, status: toStatusName(task.status) },
       });
     }
-    if (task.cancel_requested) return;
+    if (task.cancel_requested) return [];
     wasQueued = task.status === 'QUEUED' || (task.status === 'PAUSED' && !task.started_at);
     await transaction.updateTable('tasks').set({
       cancel_requested: true, cancel_reason: request.reason ?? null, cancelled_by: caller.userId,
       ...(wasQueued ? { status: 'CANCELLED', completed_at: sql`now()` as never, error: 'cancelled before it started' } : {}),
       updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
-    await appendTaskEvents(transaction, task.id, [
+    return [
       { type: 'WORKFLOW_CANCELLING', agentId: 'orchestrator', message: 'Cancellation requested', payload: { reason: request.reason ?? null, requested_by: caller.userId } },
       ...(wasQueued ? [
         { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint: 'queued', was_paused: task.pause_requested } },
         { type: 'STREAM_END', message: 'Stream ended' },
       ] : []),
-    ]);
+    ];
   });
   if (wasQueued) await cancelQueuedWorkflow(taskId);
   else await signalTask(taskId, 'cancel');
@@ -101,7 +102,7 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
 }
 
 export async function getControlState(deps: Deps, caller: Caller, taskId: string) {
-  const task = await lockOwnedTask(deps.db, caller, taskId, false);
+  const task = ownedBy(caller, await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst());
   return {
     is_paused: task.pause_requested && !isTerminal(task.status),
     is_cancelled: task.cancel_requested || task.status === 'CANCELLED',
@@ -113,14 +114,13 @@ export async function getControlState(deps: Deps, caller: Caller, taskId: string
   };
 }
 
-/** Runs a control change on the locked task row; events it appends are announced after commit. */
-async function changeControl(deps: Deps, caller: Caller, taskId: string, change: (transaction: Db, task: TaskRow) => Promise<void>) {
-  await deps.db.transaction().execute(async (transaction) => change(transaction, await lockOwnedTask(transaction, caller, taskId, true)));
-  deps.events.wake(taskId);
+/** A control change on the caller's task, through the one writer of task state. */
+async function changeOwnedTask(deps: Deps, caller: Caller, taskId: string, change: (transaction: Db, task: TaskRow) => Promise<NewTaskEvent[]>) {
+  await changeTask(deps, taskId, 'request', async (transaction, task) => ({ events: await change(transaction, ownedBy(caller, task)) }));
 }
 
-async function lockOwnedTask(db: Db, caller: Caller, taskId: string, forUpdate: boolean): Promise<TaskRow> {
-  let query = db.selectFrom('tasks').selectAll().where('id', '=', taskId).where('tenant_id', '=', caller.tenantId);
-  if (forUpdate) query = query.forUpdate();
-  return ensureOwned(await query.executeTakeFirst(), caller);
+/** Another tenant's task does not exist for the caller; another user's is forbidden. */
+function ownedBy(caller: Caller, task: TaskRow | undefined): TaskRow {
+  if (task && task.tenant_id !== caller.tenantId) throw notFound('Task not found');
+  return ensureOwned(task, caller);
 }

@@ -1,5 +1,6 @@
 import type { App } from '../http/app-type.ts';
 import type { Deps } from '../deps.ts';
+import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from './submit-task.ts';
 import { setTaskBudget } from './budget.ts';
 import { cancelTask, getControlState, pauseTask, resumeTask } from './control.ts';
@@ -23,7 +24,7 @@ export async function taskRoutes(app: App, deps: Deps) {
     config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task', body: SubmitTaskBody, response: { 200: SubmitTaskResponse, ...errors } },
   }, async (request, reply) => {
-    const submitted = await submitTask(deps, request.caller, request.body);
+    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request) });
     reply.headers({ 'x-workflow-id': submitted.taskId, 'x-session-id': submitted.session.publicId });
     return {
       task_id: submitted.taskId,
@@ -37,7 +38,7 @@ export async function taskRoutes(app: App, deps: Deps) {
     config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task and get its stream URL', body: SubmitStreamBody, response: { 201: SubmitStreamResponse, ...errors } },
   }, async (request, reply) => {
-    const submitted = await submitTask(deps, request.caller, request.body);
+    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request) });
     const streamUrl = `/api/v1/stream/sse?workflow_id=${submitted.taskId}`;
     reply.status(201).headers({
       'x-workflow-id': submitted.taskId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pTimeout from 'p-timeout';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
@@ -18,8 +19,13 @@ export interface SubmittedTask {
   createdAt: Date;
 }
 
+export interface SubmitOptions {
+  /** The task id; derived from the Idempotency-Key so that every retry of a submission names the same task. */
+  taskId?: string;
+}
+
 /** Validates the submission rules of spec 4.2, writes the task and enqueues its workflow. */
-export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput): Promise<SubmittedTask> {
+export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<SubmittedTask> {
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = buildTaskContext(input);
@@ -35,7 +41,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     taskContext: context,
   });
   if (claim.externalId) context.external_id = claim.externalId;
-  const taskId = randomUUID();
+  const taskId = options.taskId ?? randomUUID();
   const stored = await insertTaskWithSession(deps.db, caller, claim, {
     id: taskId,
     query,
@@ -44,9 +50,23 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     options: pickOptions(input),
     token_budget: tokenBudget,
   });
-  // The row is committed first: if we die before the enqueue, the recovery sweep enqueues it.
-  await deps.engine.enqueueTask(taskId);
+  // The row is committed first: if we die before the enqueue, or the engine cannot record it in time
+  // (its database writes wait out an outage), the orphan sweep enqueues it.
+  await startWithin(deps, taskId, ENQUEUE_WAIT_MS);
   return { taskId, session: resolvedSession(claim, stored.sessionId), createdAt: stored.createdAt };
+}
+
+/** How long a submission waits for the engine to take the task before answering anyway. */
+const ENQUEUE_WAIT_MS = 5_000;
+
+async function startWithin(deps: Deps, taskId: string, waitMs: number): Promise<void> {
+  const enqueued = deps.engine.enqueueTask(taskId).catch((error: unknown) => {
+    deps.logger.warn({ task_id: taskId, err: error }, 'enqueue failed; the orphan sweep will enqueue the task');
+  });
+  await pTimeout(enqueued, {
+    milliseconds: waitMs,
+    fallback: () => deps.logger.warn({ task_id: taskId }, 'engine slow to take the task; answering now, the orphan sweep covers it'),
+  });
 }
 
 /** Top-level controls override their context twins (rule 3); `template_name` aliases `template`. */

@@ -1,12 +1,13 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
-import { appendTaskEvents } from '../events/append-event.ts';
+import { changeTask } from '../task-state/change-task.ts';
 import { callAgent, type AgentCall } from './call-agent.ts';
 import { checkpoint } from './checkpoint.ts';
 import { BudgetExhaustedError } from './control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
+import { runTaskStep } from './task-step.ts';
 
 /**
  * Runs an agent call under the token budgets. When a budget is spent the task pauses with reason
@@ -18,7 +19,7 @@ export async function runBudgetedAgent(deps: Deps, task: TaskSnapshot, prepare: 
     if ('answer' in outcome) return outcome.answer;
     const message = describeExhausted(outcome.budgetExhausted);
     if (deps.config.budgets.onExhausted === 'fail') throw new BudgetExhaustedError(message);
-    await DBOS.runStep(() => pauseForBudget(deps, task.id, message), { name: 'pause-for-budget' });
+    await runTaskStep(deps, 'pause-for-budget', () => pauseForBudget(deps, task.id, message));
     await checkpoint(deps, task, 'budget');
   }
 }
@@ -28,16 +29,12 @@ function describeExhausted(state: BudgetState): string {
 }
 
 async function pauseForBudget(deps: Deps, taskId: string, message: string): Promise<void> {
-  await deps.db.transaction().execute(async (transaction) => {
-    const paused = await transaction.updateTable('tasks').set({
+  await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
+    if (task.cancel_requested || task.pause_requested) return undefined;
+    await transaction.updateTable('tasks').set({
       status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never, pause_reason: 'budget', paused_by: 'system',
       updated_at: sql`now()` as never,
-    }).where('id', '=', taskId).where('cancel_requested', '=', false).where('pause_requested', '=', false)
-      .returning('id').executeTakeFirst();
-    if (!paused) return;
-    await appendTaskEvents(transaction, taskId, [{
-      type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' },
-    }]);
+    }).where('id', '=', taskId).execute();
+    return { events: [{ type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' } }] };
   });
-  deps.events.wake(taskId);
 }

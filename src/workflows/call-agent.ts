@@ -5,6 +5,7 @@ import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { callModelWithinBudget, thresholdEvents, withCancelWatch } from './model-call.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
+import { runTaskStep } from './task-step.ts';
 
 export interface AgentCall {
   agentId: string;
@@ -28,11 +29,11 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  * cancel request aborts it mid-stream.
  */
 export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentOutcome> {
-  return DBOS.runStep(() => withCancelWatch(deps, task.id, async (cancel) => {
+  return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
     const stepKey = `${stepName}#${DBOS.stepID ?? 0}`;
     const call = await prepare();
     const events = await openEventWriter({
-      db: deps.db, hub: deps.events, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
+      db: deps.db, hub: deps.events, logger: deps.logger, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
       partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
     });
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
@@ -59,7 +60,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
       payload: { model: result.model, provider: result.provider, input_tokens: result.inputTokens, output_tokens: result.outputTokens },
     }]);
     return { answer: { agentId: call.agentId, ...result } };
-  }), { name: stepName });
+  }));
 }
 
 /** The events before the model call, in one commit (their dedupe keys stay positional, as when sent one by one). */

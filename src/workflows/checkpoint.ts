@@ -1,9 +1,10 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
 import { waitForSignal } from '../engine/engine.ts';
-import { appendTaskEvents } from '../events/append-event.ts';
+import { appendEvents } from '../task-state/change-task.ts';
 import { TaskCancelledError } from './control-errors.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
+import { runTaskStep } from './task-step.ts';
 
 /** A paused workflow re-reads its control state at least this often, even without a signal. */
 const PAUSE_POLL_SECONDS = 60;
@@ -19,18 +20,18 @@ export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string): 
   let flags = await readControlStep(deps, task.id, name);
   if (flags.cancelRequested) throw new TaskCancelledError(name);
   if (!flags.pauseRequested) return;
-  const pausedAtMs = await DBOS.runStep(() => announcePaused(deps, task.id, name), { name: `paused:${name}` });
+  const pausedAtMs = await runTaskStep(deps, `paused:${name}`, () => announcePaused(deps, task.id, name));
   while (flags.pauseRequested) {
     await waitForSignal(PAUSE_POLL_SECONDS);
     flags = await readControlStep(deps, task.id, name);
     if (flags.cancelRequested) throw new TaskCancelledError(name);
   }
-  const resumedAtMs = await DBOS.runStep(async () => Date.now(), { name: `resumed:${name}` });
+  const resumedAtMs = await runTaskStep(deps, `resumed:${name}`, async () => Date.now());
   task.deadlineMs += resumedAtMs - pausedAtMs;
 }
 
 function readControlStep(deps: Deps, taskId: string, name: string): Promise<ControlFlags> {
-  return DBOS.runStep(() => readControl(deps, taskId), { name: `checkpoint:${name}` });
+  return runTaskStep(deps, `checkpoint:${name}`, () => readControl(deps, taskId));
 }
 
 export async function readControl(deps: Deps, taskId: string): Promise<ControlFlags> {
@@ -40,10 +41,9 @@ export async function readControl(deps: Deps, taskId: string): Promise<ControlFl
 }
 
 async function announcePaused(deps: Deps, taskId: string, name: string): Promise<number> {
-  await appendTaskEvents(deps.db, taskId, [{
+  await appendEvents(deps, taskId, 'workflow', [{
     type: 'WORKFLOW_PAUSED', agentId: 'orchestrator', message: `Task paused at ${name}`,
     payload: { checkpoint: name }, dedupeKey: `paused:${name}:${DBOS.stepID}`,
   }]);
-  deps.events.wake(taskId);
   return Date.now();
 }

@@ -1,7 +1,9 @@
+import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { Deps } from '../deps.ts';
-import { appendTaskEvents, type NewTaskEvent } from '../events/append-event.ts';
+import type { NewTaskEvent } from '../events/append-event.ts';
 import type { ModelSelection } from '../llm/select-models.ts';
 import { streamModelText, type ConversationMessage, type ModelTextResult } from '../llm/stream-model-text.ts';
+import { appendEvents } from '../task-state/change-task.ts';
 import { watchForCancel } from './cancel-watch.ts';
 import { withDeadline } from './deadline.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
@@ -30,7 +32,9 @@ export type ModelCallOutcome =
  * step's re-run). Announcing thresholds is left to the caller, which knows whether the stream is still open.
  */
 export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, callKey: string, call: ModelCall, cancel: AbortSignal): Promise<ModelCallOutcome> {
-  const reservation = await reserveTokens(deps.db, deps.config, task, callKey, estimateTokens(call.system, ...call.messages.map((message) => message.content)), call.maxOutputTokens);
+  const durably = <T>(what: string, work: () => Promise<T>) => retryUntilDatabaseAnswers(work, { logger: deps.logger, what });
+  const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
+  const reservation = await durably('reserve tokens', () => reserveTokens(deps.db, deps.config, task, callKey, estimatedInput, call.maxOutputTokens));
   if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
   const stream = async () => {
     await call.onStart?.();
@@ -46,10 +50,11 @@ export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, call
     }));
   };
   const result = await stream().catch(async (error) => {
-    await releaseTokens(deps.db, callKey);
+    await durably('release tokens', () => releaseTokens(deps.db, callKey));
     throw error;
   });
-  const crossings = await settleTokens(deps.db, deps.config, task, callKey, call.agentId, result);
+  // Usage and settlement are keyed by the call: written once however often the database makes us try.
+  const crossings = await durably('record usage', () => settleTokens(deps.db, deps.config, task, callKey, call.agentId, result));
   return { result, crossings };
 }
 
@@ -86,8 +91,7 @@ export function estimateTokens(...texts: string[]): number {
 /** BUDGET_THRESHOLD at 80 / 90 / 100 %, each once per task and scope. */
 export async function announceThresholds(deps: Deps, task: TaskSnapshot, crossings: ThresholdCrossing[]): Promise<void> {
   if (crossings.length === 0) return;
-  await appendTaskEvents(deps.db, task.id, thresholdEvents(crossings));
-  deps.events.wake(task.id);
+  await appendEvents(deps, task.id, 'workflow', thresholdEvents(crossings));
 }
 
 /** Keyed by scope and threshold, so each is recorded once per task whoever announces it. */

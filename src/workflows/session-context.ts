@@ -1,6 +1,6 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
-import { appendTaskEvents } from '../events/append-event.ts';
+import { appendEvents } from '../task-state/change-task.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
 import { hasErrorName } from './control-errors.ts';
@@ -10,6 +10,7 @@ import { estimateTokens, taskContextWindow, withCancelWatch } from './model-call
 import { comparePositions, loadSessionHistory, type HistoryMessage } from './session-history.ts';
 import { findLatestSummary, saveSummary, type StoredSummary } from './session-summaries.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
+import { runTaskStep } from './task-step.ts';
 
 /** The history an agent receives: verbatim messages, and the summary of those left out (if any). */
 export interface SessionContext {
@@ -36,7 +37,7 @@ const MIN_CHUNK_TOKENS = 256;
  * than summarising again; its usage rows and events are keyed by the step for the same reason.
  */
 export async function prepareSessionContext(deps: Deps, task: TaskSnapshot, system: string): Promise<SessionContext> {
-  return DBOS.runStep(() => shapeSessionContext(deps, task, system, `session-context#${DBOS.stepID ?? 0}`), { name: 'session-context' });
+  return runTaskStep(deps, 'session-context', () => shapeSessionContext(deps, task, system, `session-context#${DBOS.stepID ?? 0}`));
 }
 
 async function shapeSessionContext(deps: Deps, task: TaskSnapshot, system: string, stepKey: string): Promise<SessionContext> {
@@ -126,8 +127,7 @@ function reportOmitted(deps: Deps, task: TaskSnapshot, stepKey: string, omitted:
 }
 
 async function report(deps: Deps, task: TaskSnapshot, stepKey: string, message: string, payload: Record<string, unknown>): Promise<void> {
-  await appendTaskEvents(deps.db, task.id, [{ type: 'DATA_PROCESSING', agentId: COMPRESSOR_AGENT_ID, message, payload, dedupeKey: `${stepKey}:compression` }]);
-  deps.events.wake(task.id);
+  await appendEvents(deps, task.id, 'workflow', [{ type: 'DATA_PROCESSING', agentId: COMPRESSOR_AGENT_ID, message, payload, dedupeKey: `${stepKey}:compression` }]);
 }
 
 function compose(primers: HistoryMessage[], uncovered: HistoryMessage[], recents: HistoryMessage[], summary: string | null): SessionContext {

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { titleFromModel, titleFromQuery } from '../sessions/title-text.ts';
 import { callModelWithinBudget } from './model-call.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
+import { runTaskStep } from './task-step.ts';
 
 export const TITLE_AGENT_ID = 'title_generator';
 const TITLE_MAX_OUTPUT_TOKENS = 32;
@@ -19,7 +20,7 @@ const TITLE_INSTRUCTIONS = 'Write a title for the conversation that starts with 
  * and a failure here only leaves the title to the next completed task.
  */
 export async function titleSession(deps: Deps, task: TaskSnapshot): Promise<void> {
-  await DBOS.runStep(async () => {
+  await runTaskStep(deps, 'session-title', async () => {
     try {
       const session = await deps.db.selectFrom('sessions').select('title').where('id', '=', task.sessionId).executeTakeFirstOrThrow();
       if (session.title !== null) return;
@@ -28,7 +29,7 @@ export async function titleSession(deps: Deps, task: TaskSnapshot): Promise<void
     } catch (error) {
       deps.logger.warn({ task_id: task.id, err: error }, 'session title not saved');
     }
-  }, { name: 'session-title' });
+  });
 }
 
 async function generateTitle(deps: Deps, task: TaskSnapshot, callKey: string): Promise<string | undefined> {

@@ -6,13 +6,14 @@ import { titleSession } from './session-title.ts';
 import { runSimpleWorkflow } from './simple.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
+import { runTaskStep } from './task-step.ts';
 
 export type TaskWorkflow = (taskId: string) => Promise<void>;
 
 /** The durable workflow of every task; its workflow id is the task id. Register before DBOS.launch(). */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return DBOS.registerWorkflow(async (taskId: string) => {
-    const task = await DBOS.runStep(() => startTask(deps, taskId), { name: 'start-task' });
+    const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId));
     if (!task) return;
     if (await runToEnd(deps, task)) await titleSession(deps, task);
   }, { name: 'agentgate.task' });
@@ -24,12 +25,21 @@ async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<boolean> {
     await checkpoint(deps, task, 'pre_routing');
     const outcome = await routeTask(deps, task);
     await checkpoint(deps, task, 'pre_completion');
-    await DBOS.runStep(() => completeTask(deps, task, outcome), { name: 'complete-task' });
+    await runTaskStep(deps, 'complete-task', () => completeTask(deps, task, outcome));
     return true;
   } catch (error) {
-    await DBOS.runStep(() => finishWithError(deps, task, error), { name: 'finish-with-error' });
+    if (deps.stopping.aborted) return haltForShutdown();
+    await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, task, error));
     return false;
   }
+}
+
+/**
+ * An error while the process shuts down comes from the shutdown itself (the engine and pools closing under
+ * the step), not from the task: record nothing and never settle, so the next start recovers the workflow.
+ */
+function haltForShutdown(): Promise<never> {
+  return new Promise(() => {});
 }
 
 /** The task modes this router can run as what they promise; other layers offer only these. */

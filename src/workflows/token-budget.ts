@@ -58,8 +58,9 @@ export async function releaseTokens(db: Db, callKey: string): Promise<void> {
 }
 
 async function lockBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot, excludeCallKey: string): Promise<BudgetState[]> {
-  await sql`select 1 from tasks where id = ${task.id} for update`.execute(db);
-  await sql`select 1 from sessions where id = ${task.sessionId} for update`.execute(db);
+  // Task row first, as every task state change does (src/task-state/change-task.ts), then the session's.
+  await sql`select 1 from tasks where id = ${task.id} for no key update`.execute(db);
+  await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
   return readBudgets(db, config, task, excludeCallKey);
 }
 

@@ -1,0 +1,47 @@
+import pRetry from 'p-retry';
+import type { Logger } from 'pino';
+import { databaseRetries } from '../observability/metrics.ts';
+import { isDatabaseUnavailable, isTransientConflict } from './database-errors.ts';
+
+/**
+ * Runs a transaction again when Postgres rolled it back for a deadlock or a serialization failure.
+ * Safe for any transaction: the losing attempt left nothing behind.
+ */
+export function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  return pRetry(work, {
+    retries: 5, minTimeout: 5, maxTimeout: 200, randomize: true,
+    shouldRetry: ({ error }) => isTransientConflict(error) && countRetry('conflict'),
+  });
+}
+
+export interface WaitOptions {
+  logger: Logger;
+  /** Names the work in the log, e.g. `append events`. */
+  what: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * For idempotent background work (workflow steps, keyed event writes): also waits out a database that is
+ * unreachable, restarting or frozen, as the engine does for its own records, so an outage delays tasks
+ * instead of failing them. Only for work that may run twice: after a lost connection nobody knows
+ * whether the last attempt committed.
+ */
+export function retryUntilDatabaseAnswers<T>(work: () => Promise<T>, options: WaitOptions): Promise<T> {
+  return pRetry(work, {
+    retries: Number.POSITIVE_INFINITY, minTimeout: 100, maxTimeout: 5_000, randomize: true, signal: options.signal,
+    shouldRetry: ({ error, attemptNumber, retryDelay }) => {
+      if (isTransientConflict(error)) return countRetry('conflict');
+      if (!isDatabaseUnavailable(error)) return false;
+      if (attemptNumber === 1 || attemptNumber % 10 === 0) {
+        options.logger.warn({ err: error, attempt: attemptNumber, retry_in_ms: retryDelay }, `database unavailable; will ${options.what} when it answers`);
+      }
+      return countRetry('unavailable');
+    },
+  });
+}
+
+function countRetry(reason: 'conflict' | 'unavailable'): true {
+  databaseRetries.inc({ reason });
+  return true;
+}

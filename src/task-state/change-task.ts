@@ -1,0 +1,56 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import { retryConflicts, retryUntilDatabaseAnswers } from '../db/retry.ts';
+import type { TaskRow } from '../db/schema.ts';
+import { notFound } from '../errors.ts';
+import { appendTaskEvents, type NewTaskEvent } from '../events/append-event.ts';
+import type { EventHub } from '../events/event-hub.ts';
+
+export interface TaskStateDeps {
+  db: Db;
+  events: EventHub;
+  logger: Logger;
+}
+
+/**
+ * Who waits for the change. `request`: a client; a lost deadlock race is retried, an unreachable database
+ * fails the call at once (503). `workflow`: a durable step whose change is idempotent (it decides from the row
+ * it locked, and its events carry dedupe keys), so it also waits for an unreachable database to come back.
+ */
+export type Waiter = 'request' | 'workflow';
+
+export interface TaskChange<T> {
+  events?: NewTaskEvent[];
+  result?: T;
+}
+
+/**
+ * The one way task state changes: lock the task row, let `change` update it, append the events it returns,
+ * commit, then wake the task's followers. Taking the row before the event cursor, always, is the lock order
+ * that keeps state changes and event writes of the same task from deadlocking (see migration 0007).
+ */
+export async function changeTask<T = undefined>(
+  deps: TaskStateDeps, taskId: string, waiter: Waiter,
+  change: (transaction: Db, task: TaskRow) => Promise<TaskChange<T> | undefined>,
+): Promise<T | undefined> {
+  const attempt = () => deps.db.transaction().execute(async (transaction) => {
+    const task = await transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst();
+    if (!task) throw notFound('Task not found');
+    const outcome = await change(transaction, task) ?? {};
+    const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
+    return { result: outcome.result, appended: stored.length > 0 };
+  });
+  const { result, appended } = await persist(deps, waiter, 'change task state', attempt);
+  if (appended) deps.events.wake(taskId);
+  return result;
+}
+
+/** Appends events that change nothing else (progress, thresholds, pauses reached), then wakes followers. */
+export async function appendEvents(deps: TaskStateDeps, taskId: string, waiter: Waiter, events: NewTaskEvent[]): Promise<void> {
+  const stored = await persist(deps, waiter, 'record task events', () => appendTaskEvents(deps.db, taskId, events));
+  if (stored.length > 0) deps.events.wake(taskId);
+}
+
+function persist<T>(deps: TaskStateDeps, waiter: Waiter, what: string, attempt: () => Promise<T>): Promise<T> {
+  return waiter === 'workflow' ? retryUntilDatabaseAnswers(attempt, { logger: deps.logger, what }) : retryConflicts(attempt);
+}
