@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -30,7 +30,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     requestTimeout: 30_000,
     keepAliveTimeout: 60_000,
     ajv: { customOptions: {} },
@@ -58,7 +58,12 @@ export async function buildApp(deps: Deps): Promise<App> {
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
   });
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // While shutting down, a request that was already in flight ends its connection with its answer: the
+    // server waits for every socket to close, and a kept-alive one would hold it until its idle timeout.
+    if (deps.stopping.aborted) reply.header('connection', 'close');
+  });
   installTraceContext(app);
   installErrorHandler(app);
   installAuthentication(app, deps);

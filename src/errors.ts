@@ -27,7 +27,8 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Rate limit
     extras: { retry_after: retryAfterSeconds },
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
-export const serviceUnavailable = (message: string) => new AppError(503, message);
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number) =>
+  new AppError(503, message, { headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) } });
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;

@@ -115,8 +115,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return { url, stop, health: () => health };
 }
 
-/** A running server for the cluster: the one already running (owned unless a live process owns it), or a new one. */
-async function acquireServer(cluster: Cluster): Promise<AcquiredServer> {
+/**
+ * A running server for the cluster: the one already running (owned unless a live process owns it), or a new
+ * one. Only the first start may create the cluster: a restart that finds it gone fails rather than start
+ * an empty database in its place.
+ */
+async function acquireServer(cluster: Cluster, mayInitialise = true): Promise<AcquiredServer> {
   const reused = await adoptLeftoverServer(cluster.clusterDir, cluster.connection, cluster.logger);
   if (reused) {
     const owned = await mayOwn(cluster.dataDir);
@@ -124,6 +128,7 @@ async function acquireServer(cluster: Cluster): Promise<AcquiredServer> {
     return { ...reused, owned, mode: 'reused' };
   }
   const isInitialised = await exists(path.join(cluster.clusterDir, 'PG_VERSION'));
+  if (!isInitialised && !mayInitialise) throw new Error(`the cluster ${cluster.clusterDir} is gone`);
   const started = await startServer(cluster.clusterDir, isInitialised, cluster.connection, cluster.logger);
   await claimOwnership(cluster.dataDir);
   return { ...started, owned: true, mode: isInitialised ? 'started' : 'initialised' };
@@ -148,7 +153,7 @@ function superviseServer(cluster: Cluster, state: SupervisedState): NodeJS.Timeo
     state.report('restarting: the embedded server exited');
     cluster.logger.warn({ pid: state.current().pid }, 'embedded postgres exited; starting it again');
     try {
-      const server = await acquireServer(cluster);
+      const server = await acquireServer(cluster, false);
       if (state.isStopping()) return;
       state.replace(server);
       state.report('ok');

@@ -1,7 +1,7 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import { databaseRetries } from '../observability/metrics.ts';
-import { isDatabaseUnavailable, isTransientConflict } from './database-errors.ts';
+import { isDatabaseUnavailable, isQueryTimeout, isTransientConflict } from './database-errors.ts';
 
 /**
  * Runs a transaction again when Postgres rolled it back for a deadlock or a serialization failure.
@@ -28,10 +28,14 @@ export interface WaitOptions {
  * whether the last attempt committed.
  */
 export function retryUntilDatabaseAnswers<T>(work: () => Promise<T>, options: WaitOptions): Promise<T> {
+  let timeouts = 0;
   return pRetry(work, {
     retries: Number.POSITIVE_INFINITY, minTimeout: 100, maxTimeout: 5_000, randomize: true, signal: options.signal,
     shouldRetry: ({ error, attemptNumber, retryDelay }) => {
       if (isTransientConflict(error)) return countRetry('conflict');
+      // A statement that waited out a frozen or overloaded server may hit its timeout once it runs; one that
+      // keeps timing out is slow in itself, and fails after a few attempts.
+      if (isQueryTimeout(error)) return ++timeouts <= MAX_TIMEOUT_RETRIES && countRetry('timeout');
       if (!isDatabaseUnavailable(error)) return false;
       if (attemptNumber === 1 || attemptNumber % 10 === 0) {
         options.logger.warn({ err: error, attempt: attemptNumber, retry_in_ms: retryDelay }, `database unavailable; will ${options.what} when it answers`);
@@ -41,7 +45,9 @@ export function retryUntilDatabaseAnswers<T>(work: () => Promise<T>, options: Wa
   });
 }
 
-function countRetry(reason: 'conflict' | 'unavailable'): true {
+const MAX_TIMEOUT_RETRIES = 5;
+
+function countRetry(reason: 'conflict' | 'unavailable' | 'timeout'): true {
   databaseRetries.inc({ reason });
   return true;
 }

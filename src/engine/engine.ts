@@ -23,7 +23,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
   DBOS.setConfig({
     name: 'agentgate',
-    systemDatabaseUrl: options.databaseUrl,
+    systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
     systemDatabasePoolSize: 20,
     applicationVersion: APPLICATION_VERSION,
     executorID: options.executorId,
@@ -43,6 +43,19 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     minPollingIntervalMs: 50,
     onConflict: 'always_update',
   });
+}
+
+/**
+ * The engine ends sessions left idle inside a transaction. Left to itself it sets that with a query queued on
+ * each new connection, which the driver reports as a deprecated concurrent query; given in the connection
+ * string it is part of the session's start-up instead.
+ */
+function withIdleTransactionTimeout(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get('options') ?? '';
+  if (options.includes('idle_in_transaction_session_timeout')) return databaseUrl;
+  url.searchParams.set('options', `${options} -c idle_in_transaction_session_timeout=60000`.trim());
+  return url.toString();
 }
 
 export async function shutdownEngine(): Promise<void> {

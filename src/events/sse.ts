@@ -51,9 +51,13 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     options.stopping?.removeEventListener('abort', onShutdown);
     controller.abort();
   };
+  // At shutdown the connection ends too: the server waits for every socket to close, and a kept-alive one
+  // would hold the shutdown until its keep-alive timeout.
   const onShutdown = () => {
     write(': server shutting down; reconnect with Last-Event-ID\n\n');
     stop();
+    if (!raw.writableEnded) raw.end();
+    request.raw.socket.end();
   };
   if (options.stopping?.aborted) onShutdown();
   options.stopping?.addEventListener('abort', onShutdown, { once: true });

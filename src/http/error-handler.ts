@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isDatabaseUnavailable, isQueryTimeout, isTransientConflict } from '../db/database-errors.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { isAppError, serviceUnavailable, type AppError } from '../errors.ts';
 
 interface ValidationIssue { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }
 
@@ -30,9 +30,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
  */
 export function databaseUnavailable(error: unknown): AppError | undefined {
   if (!isDatabaseUnavailable(error) && !isQueryTimeout(error) && !isTransientConflict(error)) return undefined;
-  return new AppError(503, 'Service temporarily unavailable: the database is not answering; retry shortly', {
-    headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error,
-  });
+  return serviceUnavailable('Service temporarily unavailable: the database is not answering; retry shortly', DATABASE_RETRY_AFTER_SECONDS);
 }
 
 /** One mapping from any error to the spec's `{error}` body (STYLE.md §3). */

@@ -38,7 +38,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const scope = scopeHash(request, key);
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     while (Date.now() < deadline) {
-      if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key');
+      if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key', 2);
       if (await claim(db, scope, key, ttlSeconds, claimTimeoutSeconds)) {
         request.idempotencyScope = scope;
         return;

@@ -15,7 +15,7 @@ export const backgroundErrors = new Counter({
 /** Database operations run again: after a lost deadlock or serialization race, or while the database was unreachable. */
 export const databaseRetries = new Counter({
   name: 'agentgate_database_retries_total',
-  help: 'Database operations retried, by reason (conflict, unavailable)',
+  help: 'Database operations retried, by reason (conflict, unavailable, timeout)',
   labelNames: ['reason'] as const,
   registers: [metrics],
 });

@@ -66,7 +66,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
         });
       }
       await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.stopping);
-      if (deps.stopping.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`);
+      if (deps.stopping.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
       const completion = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
       return completion;

@@ -25,10 +25,15 @@ export interface Gateway {
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpAnswer>;
   /** Sends a raw body (malformed JSON, wrong content type...). */
   requestRaw(method: string, path: string, body: string, headers?: Record<string, string>): Promise<HttpAnswer>;
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends the signal and waits for the process to exit; resolves with how it exited. */
+  kill(signal?: NodeJS.Signals): Promise<ExitInfo>;
   restart(): Promise<void>;
+  /** False once the server process has exited, whatever the reason. */
+  isRunning(): boolean;
   output(): string;
 }
+
+export interface ExitInfo { code: number | null; signal: NodeJS.Signals | null; durationMs: number }
 
 /** Anything that runs cleanups when the test ends: a TestContext, or the registry of `useGateway`. */
 export interface Cleanup { after(fn: () => Promise<void> | void): void }
@@ -73,11 +78,13 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     started.stderr!.on('data', (chunk) => { log += chunk; });
     await waitForReady(url, started, () => log, options.readinessStatus ?? 200);
   };
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<ExitInfo> => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return { code: child?.exitCode ?? null, signal: child?.signalCode ?? null, durationMs: 0 };
+    const startedAt = Date.now();
     const exited = once(child, 'exit');
     child.kill(signal);
-    await exited;
+    const [code, exitSignal] = await exited as [number | null, NodeJS.Signals | null];
+    return { code, signal: exitSignal, durationMs: Date.now() - startedAt };
   };
 
   // Stop the server and our pool before the database is dropped.
@@ -99,6 +106,7 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     requestRaw: (method, requestPath, body, headers = {}) => send(method, requestPath, body, headers),
     kill,
     restart: async () => { await kill('SIGTERM'); await launch(); },
+    isRunning: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     output: () => log,
   };
 }

@@ -9,6 +9,8 @@ export interface SseReadOptions {
   /** Stop (disconnect) after this many event frames. */
   maxEvents?: number;
   timeoutMs?: number;
+  /** Called once the server has answered with the event stream's headers. */
+  onOpen?: () => void;
 }
 
 export interface SseResult {
@@ -32,6 +34,7 @@ export async function readSse(url: string, options: SseReadOptions = {}): Promis
     clearTimeout(timer);
     return result;
   }
+  options.onOpen?.();
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {

@@ -9,8 +9,9 @@ test('the npm start footprint: embedded Postgres under DATA_DIR survives kill -9
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-embedded-'));
   // Postgres runs as the `postgres` user when we are root: it must be able to enter the directory.
   await chmod(dataDir, 0o755);
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const gateway = await startGateway(t, { embedded: { dataDir, port: await freePort() } });
+  // Registered after the gateway's own cleanup, so the directory goes once the server has stopped.
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
 
   const first = await gateway.request('POST', '/api/v1/tasks', { query: 'before the crash' });
   assert.equal((await waitForTask(gateway, first.body.task_id)).status, 'TASK_STATUS_COMPLETED');
