@@ -10,6 +10,7 @@ import { authRoutes } from './auth/routes.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installRateLimit } from './http/rate-limit.ts';
+import { installStorableInputCheck } from './http/storable-input.ts';
 import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
@@ -66,6 +67,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   });
   installTraceContext(app);
   installErrorHandler(app);
+  installStorableInputCheck(app);
   installAuthentication(app, deps);
   installRateLimit(app, deps);
   installIdempotency(app, {

@@ -18,10 +18,11 @@ const EnvSchema = Type.Object({
   GATEWAY_SKIP_AUTH: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  CORS_ALLOWED_ORIGINS: Type.String({ default: '*' }),
+  CORS_ALLOWED_ORIGINS: Type.Optional(Type.String()),
   TASK_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   AGENT_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 600 }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 64 }),
+  TENANT_WORKER_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, default: 86_400 }),
   IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
   SESSION_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
@@ -36,6 +37,7 @@ const EnvSchema = Type.Object({
   STREAM_INACTIVITY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
   STREAM_BUFFER_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   MAX_STREAMS_PER_KEY: Type.Integer({ minimum: 1, default: 100 }),
+  STREAM_CREDENTIAL_CHECK_SECONDS: Type.Integer({ minimum: 1, maximum: 30, default: 30 }),
   TASK_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
   BUDGET_EXHAUSTED_ACTION: Type.Enum(['pause', 'fail'], { default: 'pause' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -72,10 +74,13 @@ export interface Config {
   skipAuth: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Browser origins answered with CORS headers; `*` is any (development and test default, refused in production). */
   corsAllowedOrigins: string[];
   taskTimeoutSeconds: number;
   agentTimeoutSeconds: number;
   workerConcurrency: number;
+  /** The most of this process's workers one tenant's tasks may hold at once (at least one). */
+  tenantWorkerLimit: number;
   idempotencyTtlSeconds: number;
   /** A request holding an Idempotency-Key longer than this without answering is presumed dead; a retry takes over. */
   idempotencyClaimTimeoutSeconds: number;
@@ -122,6 +127,8 @@ export interface Config {
     /** A consumer this far behind (bytes buffered for it) is cut off with an error event. */
     bufferLimitBytes: number;
     maxPerKey: number;
+    /** An open stream re-checks the credential that opened it this often; revoked or expired, the stream ends. */
+    credentialCheckMs: number;
   };
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
@@ -151,7 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
   }
   const environment = values.GATEWAY_ENV ?? 'development';
   const skipAuth = values.GATEWAY_SKIP_AUTH === undefined ? environment === 'development' : values.GATEWAY_SKIP_AUTH === '1';
-  checkSecurity(environment, skipAuth, values.JWT_SECRET);
+  const corsAllowedOrigins = (values.CORS_ALLOWED_ORIGINS ?? (environment === 'production' ? '' : '*'))
+    .split(',').map((origin) => origin.trim()).filter(Boolean);
+  checkSecurity(environment, skipAuth, values.JWT_SECRET, corsAllowedOrigins);
   const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
   return Object.freeze({
     environment,
@@ -167,10 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     skipAuth,
     logLevel: values.LOG_LEVEL,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
-    corsAllowedOrigins: values.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    corsAllowedOrigins,
     taskTimeoutSeconds: values.TASK_TIMEOUT_SECONDS,
     agentTimeoutSeconds: values.AGENT_TIMEOUT_SECONDS,
     workerConcurrency: values.WORKER_CONCURRENCY,
+    tenantWorkerLimit: Math.max(1, Math.floor(values.WORKER_CONCURRENCY * values.TENANT_WORKER_SHARE)),
     idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
     idempotencyClaimTimeoutSeconds: values.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS,
     sessionTokenBudget: values.SESSION_TOKEN_BUDGET,
@@ -210,20 +220,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       inactivityTimeoutMs: values.STREAM_INACTIVITY_TIMEOUT_SECONDS * 1000,
       bufferLimitBytes: values.STREAM_BUFFER_LIMIT_BYTES,
       maxPerKey: values.MAX_STREAMS_PER_KEY,
+      credentialCheckMs: values.STREAM_CREDENTIAL_CHECK_SECONDS * 1000,
     }),
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });
 }
 
-/** Skip-auth only in development; production needs its own JWT secret (spec 5.3, DESIGN principle 6). */
-function checkSecurity(environment: EnvironmentName, skipAuth: boolean, jwtSecret: string | undefined): void {
+/**
+ * Skip-auth only in development; production needs its own JWT secret (spec 5.3, DESIGN principle 6) and
+ * names the browser origins it serves rather than answering every one.
+ */
+function checkSecurity(environment: EnvironmentName, skipAuth: boolean, jwtSecret: string | undefined, corsAllowedOrigins: string[]): void {
   const problems: string[] = [];
   if (skipAuth && environment !== 'development') {
     problems.push(`GATEWAY_SKIP_AUTH: authentication can be skipped only with GATEWAY_ENV=development (it is ${environment})`);
   }
   if (environment === 'production' && (!jwtSecret || jwtSecret === DEVELOPMENT_JWT_SECRET)) {
     problems.push('JWT_SECRET: production needs its own secret of at least 32 characters');
+  }
+  if (environment === 'production' && corsAllowedOrigins.includes('*')) {
+    problems.push('CORS_ALLOWED_ORIGINS: `*` is refused in production; list the allowed origins (comma-separated), or leave it unset to allow none');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -4,6 +4,7 @@ import type { Db } from './db/database.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
 import type { Policy } from './policy/policy.ts';
+import type { StreamSlots } from './streaming/stream-slots.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
 export interface Deps {
@@ -18,8 +19,10 @@ export interface Deps {
   stopping: AbortSignal;
   /** `ok`, or what is wrong with the database this process supervises (the embedded server restarting or failing). */
   databaseHealth(): string;
+  /** Concurrent streams per credential in this process, shared by every kind of stream. */
+  streamSlots: StreamSlots;
   engine: {
-    /** Enqueues the task's durable workflow; a repeat for the same id is a no-op. */
-    enqueueTask(taskId: string): Promise<void>;
+    /** Enqueues the task's durable workflow in its tenant's share of the queue; a repeat for the same id is a no-op. */
+    enqueueTask(taskId: string, tenantId: string): Promise<void>;
   };
 }

@@ -3,6 +3,9 @@ import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
+import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
+import { createStreamSlots } from './streaming/stream-slots.ts';
+import { unparkResumedTasks } from './tasks/unpark.ts';
 import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
@@ -14,7 +17,7 @@ import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
-import { requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
+import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow, type TaskWorkflow } from './workflows/task-workflow.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
@@ -70,16 +73,23 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     config, db: connection.db, models, logger, events, policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     databaseHealth: connection.health,
-    engine: { enqueueTask: (taskId) => enqueueTaskWorkflow(taskWorkflow!, taskId) },
+    streamSlots: createStreamSlots({ db: connection.db, config, logger }),
+    engine: { enqueueTask: (taskId, tenantId) => enqueueTaskWorkflow(taskWorkflow!, taskId, tenantId) },
   };
   taskWorkflow = registerTaskWorkflow(deps);
-  await launchEngine({ databaseUrl: connection.url, role: config.role, workerConcurrency: config.workerConcurrency, executorId: config.executorId, logger });
+  await launchEngine({
+    databaseUrl: connection.url, role: config.role, workerConcurrency: config.workerConcurrency, tenantWorkerLimit: config.tenantWorkerLimit,
+    executorId: config.executorId, logger,
+  });
 
+  await adoptUnpartitionedWorkflows(deps);
   await requeueOrphanedTasks(deps, 0);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
+    every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkResumedTasks(deps), 'unpark sweep', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),
   ];
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);

@@ -24,11 +24,19 @@ export async function issueAccessToken(secret: string, ttlSeconds: number, claim
     .sign(secretKey(secret));
 }
 
-/** Verifies signature, algorithm (HS256 only: no `none`, no key confusion), issuer, audience and expiry. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
+/**
+ * Verifies signature, algorithm (HS256 only: no `none`, no key confusion), issuer, audience, expiry, and
+ * that every claim the issuer sets is present; the ids must be UUIDs before they reach a query.
+ */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, secretKey(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-    if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.tid !== 'string') return undefined;
+    const { payload } = await jwtVerify(token, secretKey(secret), {
+      issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub', 'tid', 'role', 'typ'],
+    });
+    if (payload.typ !== 'access' || !isUuid(payload.sub) || !isUuid(payload.tid) || typeof payload.role !== 'string') return undefined;
     return { userId: payload.sub, tenantId: payload.tid, role: payload.role as Role };
   } catch {
     return undefined;

@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { conflict } from '../errors.ts';
+import { conflict, isAppError } from '../errors.ts';
 import { recordAudit } from './audit.ts';
 import type { Caller } from './caller.ts';
 import { checkLoginAllowed, recordLoginFailure } from './login-throttle.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import { checkPasswordStrength, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.ts';
 import { authenticationError } from './resolve-credential.ts';
 import type { LoginBody, RegisterBody } from './schemas.ts';
 import { issueTokenPair } from './session-tokens.ts';
@@ -17,25 +17,44 @@ export interface NewAccount { email: string; passwordHash: string | null; name: 
 export async function createTenantWithOwner(db: Db, account: NewAccount) {
   return db.transaction().execute(async (transaction) => {
     const existing = await transaction.selectFrom('users').select('id').where('email', '=', account.email).executeTakeFirst();
-    if (existing) throw conflict('An account with this email already exists');
+    if (existing) throw emailTaken();
     const tenant = { id: randomUUID(), name: account.tenantName, slug: slugFor(account.tenantName) };
     const user = { id: randomUUID(), email: account.email, name: account.name, tenantId: tenant.id, role: 'owner' as const };
     await transaction.insertInto('tenants').values(tenant).execute();
     await transaction.insertInto('users').values({
       id: user.id, tenant_id: tenant.id, email: user.email, name: user.name, role: 'owner', password_hash: account.passwordHash,
-    }).execute();
+    }).execute().catch((error: unknown) => {
+      // Two registrations of one new email at once: the loser meets the unique index, not the check above.
+      throw (error as { constraint?: string }).constraint === 'users_email_key' ? emailTaken() : error;
+    });
     await transaction.insertInto('memberships').values({ user_id: user.id, tenant_id: tenant.id, role: 'owner' }).execute();
     return { tenant, user };
   });
 }
 
-export async function register(db: Db, config: Readonly<Config>, input: Static<typeof RegisterBody>, ip: string) {
+const REGISTER_ACCEPTED = {
+  status: 'accepted',
+  message: 'If this email address can be registered, the account now exists: sign in with POST /api/v1/auth/login',
+} as const;
+
+/**
+ * The answer is the same whether the email was new or taken, and both paths hash the password, so neither
+ * the body nor the timing tells which accounts exist. A taken email changes nothing.
+ */
+export async function register(db: Db, input: Static<typeof RegisterBody>, ip: string) {
   const email = normaliseEmail(input.email);
-  const { tenant, user } = await createTenantWithOwner(db, {
-    email, passwordHash: await hashPassword(input.password), name: input.name ?? null, tenantName: input.tenant_name ?? `${email.split('@')[0]}'s workspace`,
-  });
-  await recordAudit(db, { type: 'register', userId: user.id, tenantId: tenant.id, ip });
-  return { ...await issueTokenPair(db, config, user), tenant };
+  checkPasswordStrength(input.password, [email, input.name ?? '']);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const { tenant, user } = await createTenantWithOwner(db, {
+      email, passwordHash, name: input.name ?? null, tenantName: input.tenant_name ?? `${email.split('@')[0]}'s workspace`,
+    });
+    await recordAudit(db, { type: 'register', userId: user.id, tenantId: tenant.id, ip });
+  } catch (error) {
+    if (!isAppError(error) || error.statusCode !== 409) throw error;
+    await recordAudit(db, { type: 'register', userId: null, ip, details: { outcome: 'email_taken' } });
+  }
+  return REGISTER_ACCEPTED;
 }
 
 /** Same answer and similar timing whether the account is unknown or the password wrong. */
@@ -46,7 +65,7 @@ export async function login(db: Db, config: Readonly<Config>, input: Static<type
     .where('email', '=', email).executeTakeFirst();
   const valid = await verifyPassword(input.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!user || !valid || !user.is_active || !user.password_hash) {
-    await recordLoginFailure(db, email);
+    await recordLoginFailure(db, email, ip);
     await recordAudit(db, { type: 'login_failed', userId: user?.id ?? null, ip, details: { reason: user ? 'bad_password' : 'unknown_account' } });
     throw authenticationError('Invalid email or password');
   }
@@ -73,6 +92,8 @@ export async function describeCaller(db: Db, caller: Caller) {
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+const emailTaken = () => conflict('An account with this email already exists');
 
 function slugFor(name: string): string {
   const base = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'tenant';

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Static } from 'typebox';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { ApiKeysTable } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
 import { AppError, badRequest, forbidden, notFound } from '../errors.ts';
+import { tenantRateLimit } from '../http/rate-limit.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key-secret.ts';
 import { recordAudit } from './audit.ts';
-import { DEFAULT_KEY_SCOPES, isAdmin, type Caller } from './caller.ts';
+import { DEFAULT_KEY_SCOPES, hasScope, isAdmin, outranks, scopesWithinRole, type Caller, type Role } from './caller.ts';
 import type { CreateKeyBody } from './schemas.ts';
 
 type KeyRow = Selectable<ApiKeysTable>;
@@ -33,19 +35,19 @@ export async function insertApiKey(db: Db, key: NewKey) {
 }
 
 /**
- * A caller creates keys for themselves; owners and admins also for members of their tenant. A key never
- * gets scopes its creator lacks.
+ * A caller creates keys for themselves; owners and admins also for members of their tenant who do not
+ * outrank them. A key never gets scopes its creator lacks or its user's role does not allow, and only
+ * owners and admins set a key's rate limit, within the tenant's plan.
  */
-export async function createApiKey(db: Db, caller: Caller, input: Static<typeof CreateKeyBody>, ip: string) {
+export async function createApiKey(db: Db, config: Readonly<Config>, caller: Caller, input: Static<typeof CreateKeyBody>, ip: string) {
   const userId = input.user_id?.toLowerCase() ?? caller.userId;
-  if (userId !== caller.userId) {
-    if (!isAdmin(caller)) throw forbidden('Forbidden: only owners and admins create keys for other users');
-    const member = await db.selectFrom('memberships').select('user_id').where('user_id', '=', userId).where('tenant_id', '=', caller.tenantId).executeTakeFirst();
-    if (!member) throw notFound('User not found in this tenant');
-  }
+  const role = userId === caller.userId ? caller.role : await otherUsersRole(db, caller, userId);
   const scopes = input.scopes ?? DEFAULT_KEY_SCOPES;
-  const excess = scopes.filter((scope) => !caller.scopes.includes('*') && !caller.scopes.includes(scope));
-  if (excess.length > 0) throw forbidden(`Forbidden: cannot grant scopes you do not have: ${excess.join(', ')}`);
+  const notHeld = scopes.filter((scope) => !hasScope(caller, scope));
+  if (notHeld.length > 0) throw forbidden(`Forbidden: cannot grant scopes you do not have: ${notHeld.join(', ')}`);
+  const beyondRole = scopes.filter((scope) => !scopesWithinRole([scope], role).includes(scope));
+  if (beyondRole.length > 0) throw forbidden(`Forbidden: the ${role} role does not allow scopes: ${beyondRole.join(', ')}`);
+  if (input.rate_limit_per_minute !== undefined) await checkKeyRateLimit(db, config, caller, input.rate_limit_per_minute);
   const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest('expires_at must be in the future');
   const created = await insertApiKey(db, {
@@ -54,6 +56,21 @@ export async function createApiKey(db: Db, caller: Caller, input: Static<typeof 
   });
   await recordAudit(db, { type: 'api_key_created', userId: caller.userId, tenantId: caller.tenantId, ip, details: { key_id: created.id, for_user: userId } });
   return created;
+}
+
+async function otherUsersRole(db: Db, caller: Caller, userId: string): Promise<Role> {
+  if (!isAdmin(caller)) throw forbidden('Forbidden: only owners and admins create keys for other users');
+  const member = await db.selectFrom('memberships').select('role').where('user_id', '=', userId).where('tenant_id', '=', caller.tenantId).executeTakeFirst();
+  if (!member) throw notFound('User not found in this tenant');
+  if (outranks(member.role, caller.role)) throw forbidden(`Forbidden: cannot create a key for a user whose role (${member.role}) is above yours`);
+  return member.role;
+}
+
+async function checkKeyRateLimit(db: Db, config: Readonly<Config>, caller: Caller, perMinute: number): Promise<void> {
+  if (!isAdmin(caller)) throw forbidden('Forbidden: only owners and admins set rate_limit_per_minute');
+  const tenant = await db.selectFrom('tenants').select(['rate_limit_per_minute', 'plan']).where('id', '=', caller.tenantId).executeTakeFirstOrThrow();
+  const ceiling = tenantRateLimit(config, tenant);
+  if (perMinute > ceiling) throw badRequest(`rate_limit_per_minute must not exceed ${ceiling}, the limit of this tenant's plan`);
 }
 
 /** Owners and admins see every key of the tenant; members their own. Secrets are never listed. */
@@ -88,12 +105,19 @@ export async function revokeApiKey(db: Db, caller: Caller, keyId: string, ip: st
   return { success: true, message: 'API key revoked', id: key.id };
 }
 
+/** Members manage their own keys; owners and admins also those of users who do not outrank them. */
 async function findManageableKey(db: Db, caller: Caller, keyId: string, forUpdate: boolean): Promise<KeyRow> {
-  let query = db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('tenant_id', '=', caller.tenantId);
-  if (forUpdate) query = query.forUpdate();
-  const key = await query.executeTakeFirst();
-  if (!key) throw notFound('API key not found');
-  if (key.user_id !== caller.userId && !isAdmin(caller)) throw forbidden('Forbidden: not your API key');
+  let query = db.selectFrom('api_keys').selectAll('api_keys')
+    .leftJoin('memberships', (join) => join.onRef('memberships.user_id', '=', 'api_keys.user_id').onRef('memberships.tenant_id', '=', 'api_keys.tenant_id'))
+    .select('memberships.role')
+    .where('api_keys.id', '=', keyId).where('api_keys.tenant_id', '=', caller.tenantId);
+  if (forUpdate) query = query.forUpdate('api_keys');
+  const found = await query.executeTakeFirst();
+  if (!found) throw notFound('API key not found');
+  const { role, ...key } = found;
+  if (key.user_id === caller.userId) return key;
+  if (!isAdmin(caller)) throw forbidden('Forbidden: not your API key');
+  if (role && outranks(role, caller.role)) throw forbidden(`Forbidden: the key belongs to a user whose role (${role}) is above yours`);
   return key;
 }
 

@@ -1,10 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError, isAppError, tooManyRequests } from '../errors.ts';
+import { countHit } from '../http/fixed-window.ts';
 import { recordAudit } from './audit.ts';
 import { looksLikeApiKey } from './api-key-secret.ts';
 import { DEVELOPMENT_CALLER, hasScope, type Caller } from './caller.ts';
 import { authenticationError, resolveCaller, type Credential } from './resolve-credential.ts';
+
+declare module 'fastify' {
+  /** What the caller authenticated with: long-lived connections check it again later. */
+  interface FastifyRequest { credential?: Credential }
+}
 
 /**
  * Every route requires a caller unless its config says `public: true` (spec 5.4); routes added later
@@ -12,6 +18,7 @@ import { authenticationError, resolveCaller, type Credential } from './resolve-c
  */
 export function installAuthentication(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('caller', null as unknown as Caller);
+  app.decorateRequest('credential', undefined);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public) return;
     if (deps.config.skipAuth) {
@@ -22,10 +29,9 @@ export function installAuthentication(app: FastifyInstance, deps: Deps): void {
       const credential = extractCredential(request);
       if (!credential) throw authenticationError('Authentication required');
       request.caller = await resolveCaller(deps.db, deps.config, credential, tenantHeader(request));
+      request.credential = credential;
     } catch (error) {
-      if (isAppError(error)) {
-        await recordAudit(deps.db, { type: 'auth_denied', ip: request.ip, details: { status: error.statusCode, reason: error.message, route: request.routeOptions.url ?? null } });
-      }
+      if (isAppError(error)) await throttleDenials(deps, request, error);
       throw error;
     }
   });
@@ -33,6 +39,20 @@ export function installAuthentication(app: FastifyInstance, deps: Deps): void {
     const scope = request.routeOptions.config.scope;
     if (scope && request.caller && !hasScope(request.caller, scope)) throw new AppError(403, `Forbidden: missing scope ${scope}`);
   });
+}
+
+/**
+ * Denied requests are counted per IP: the first of each minute is audited (one row, not one per request),
+ * and past the per-IP allowance the answer is 429 instead of 401/403.
+ */
+async function throttleDenials(deps: Deps, request: FastifyRequest, error: AppError): Promise<void> {
+  const window = await countHit(deps.db, `denied:${request.ip}`, 60);
+  if (window.count === 1) {
+    await recordAudit(deps.db, { type: 'auth_denied', ip: request.ip, details: { status: error.statusCode, reason: error.message, route: request.routeOptions.url ?? null } });
+  }
+  if (window.count > deps.config.auth.loginAttemptsPerIp) {
+    throw tooManyRequests(Math.max(1, window.resetAt - Math.floor(Date.now() / 1000)), 'Too many unauthenticated requests from this address');
+  }
 }
 
 /** X-API-Key, or Authorization: Bearer (key or access token); `api_key` in the query only where allowed (SSE). */
@@ -56,5 +76,5 @@ function tenantHeader(request: FastifyRequest): string | undefined {
   if (typeof value !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
     throw new AppError(403, 'Forbidden: not a member of this tenant');
   }
-  return value;
+  return value.toLowerCase();
 }

@@ -31,10 +31,23 @@ export function hasScope(caller: Caller, scope: string): boolean {
 /** Scopes a signed-in user (JWT) has: owners and admins everything, members the defaults. */
 export const scopesForRole = (role: Role): string[] => (role === 'member' ? [...DEFAULT_KEY_SCOPES, 'keys:manage'] : ['*']);
 
+/** What a key may do: its own scopes, bounded by its user's current role (a demoted admin's keys shrink). */
+export function scopesWithinRole(keyScopes: readonly string[], role: Role): string[] {
+  const allowed = scopesForRole(role);
+  if (allowed.includes('*')) return [...keyScopes];
+  return keyScopes.includes('*') ? allowed : keyScopes.filter((scope) => allowed.includes(scope));
+}
+
 export const isAdmin = (caller: Caller) => caller.role === 'owner' || caller.role === 'admin';
 
-/** A stable key for per-credential limits: the API key, else the user in their tenant. */
-export const credentialKey = (caller: Caller) => caller.apiKeyId ? `key:${caller.apiKeyId}` : `user:${caller.tenantId}:${caller.userId}`;
+const ROLE_RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+export const outranks = (role: Role, other: Role) => ROLE_RANK[role] > ROLE_RANK[other];
+
+/**
+ * A stable key for per-credential limits: the API key, else the user. A signed-in user has one bucket
+ * whichever of their tenants they act in.
+ */
+export const credentialKey = (caller: Caller) => caller.apiKeyId ? `key:${caller.apiKeyId}` : `user:${caller.userId}`;
 
 declare module 'fastify' {
   interface FastifyRequest { caller: Caller }

@@ -1,4 +1,8 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
+import { dictionary as englishDictionary, translations } from '@zxcvbn-ts/language-en';
+import { badRequest } from '../errors.ts';
 
 const KEY_LENGTH = 64;
 const COST = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -26,3 +30,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** A hash of nothing in particular, verified against when the account does not exist, so timing does not reveal it. */
 export const DUMMY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==';
+
+/** zxcvbn's 0–4 scale: 3 means "safely unguessable: moderate protection from offline slow-hash attacks". */
+const MINIMUM_SCORE = 3;
+let estimator: ZxcvbnFactory | undefined;
+
+/** Refuses a password that is easy to guess (common, repeated, keyboard walks, or built from `related` inputs such as the email). */
+export function checkPasswordStrength(password: string, related: string[]): void {
+  estimator ??= new ZxcvbnFactory({ dictionary: { ...commonDictionary, ...englishDictionary }, graphs: adjacencyGraphs, translations });
+  const { score, feedback } = estimator.check(password, related.filter(Boolean));
+  if (score >= MINIMUM_SCORE) return;
+  const reason = feedback.warning ?? feedback.suggestions[0] ?? 'Add more words that are less common.';
+  throw badRequest(`invalid password: too easy to guess. ${reason}`);
+}

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { verifyAccessToken } from './access-tokens.ts';
 import { hashApiKey, hashesMatch, looksLikeApiKey } from './api-key-secret.ts';
-import { scopesForRole, type Caller, type Role } from './caller.ts';
+import { scopesForRole, scopesWithinRole, type Caller, type Role } from './caller.ts';
 
 export type Credential = { kind: 'api_key' | 'jwt'; value: string };
 
@@ -23,10 +23,10 @@ export async function resolveCaller(db: Db, config: Readonly<Config>, credential
   if (caller.authMethod === 'api_key') throw new AppError(403, 'Forbidden: this API key belongs to another tenant');
   const membership = await db.selectFrom('memberships').select('role')
     .where('user_id', '=', caller.userId)
-    .where(sql<boolean>`tenant_id::text = ${requestedTenant}`)
+    .where('tenant_id', '=', requestedTenant)
     .executeTakeFirst();
   if (!membership) throw new AppError(403, 'Forbidden: not a member of this tenant');
-  return { ...caller, tenantId: requestedTenant.toLowerCase(), role: membership.role, scopes: scopesForRole(membership.role) };
+  return { ...caller, tenantId: requestedTenant, role: membership.role, scopes: scopesForRole(membership.role) };
 }
 
 async function callerFromApiKey(db: Db, key: string): Promise<Caller> {
@@ -45,7 +45,7 @@ async function callerFromApiKey(db: Db, key: string): Promise<Caller> {
   void db.updateTable('api_keys').set({ last_used_at: sql`now()` as never }).where('id', '=', row.id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
     .execute().catch(() => {});
-  return { tenantId: row.tenant_id, userId: row.user_id, role: row.role as Role, scopes: row.scopes, authMethod: 'api_key', apiKeyId: row.id };
+  return { tenantId: row.tenant_id, userId: row.user_id, role: row.role as Role, scopes: scopesWithinRole(row.scopes, row.role as Role), authMethod: 'api_key', apiKeyId: row.id };
 }
 
 async function callerFromAccessToken(db: Db, config: Readonly<Config>, token: string): Promise<Caller> {

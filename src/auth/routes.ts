@@ -13,7 +13,10 @@ import { refreshTokens } from './session-tokens.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
-/** Authentication routes (spec 4.8). Register, login and refresh are public and throttled per IP. */
+/**
+ * Authentication routes (spec 4.8). Register, login and refresh are public and throttled per IP. Answers
+ * that hold secrets are never stored for Idempotency-Key replays.
+ */
 export async function authRoutes(app: App, deps: Deps) {
   const throttleIp = async (request: { ip: string; routeOptions: { url?: string } }) => {
     const window = await countHit(deps.db, `auth:${request.routeOptions.url}:${request.ip}`, 60);
@@ -21,17 +24,20 @@ export async function authRoutes(app: App, deps: Deps) {
   };
 
   app.post('/api/v1/auth/register', {
-    config: { public: true }, preHandler: throttleIp,
-    schema: { tags: ['auth'], summary: 'Create an account: a new tenant and its owner', body: RegisterBody, response: { 201: RegisterResponse, ...errors } },
-  }, async (request, reply) => reply.status(201).send(await register(deps.db, deps.config, request.body, request.ip)));
+    config: { public: true, replayAnswer: false }, preHandler: throttleIp,
+    schema: {
+      tags: ['auth'], summary: 'Create an account (a new tenant and its owner); the answer does not say whether the email was new',
+      body: RegisterBody, response: { 202: RegisterResponse, ...errors },
+    },
+  }, async (request, reply) => reply.status(202).send(await register(deps.db, request.body, request.ip)));
 
   app.post('/api/v1/auth/login', {
-    config: { public: true },
+    config: { public: true, replayAnswer: false },
     schema: { tags: ['auth'], summary: 'Sign in: an access token and a refresh token', body: LoginBody, response: { 200: TokenPair, ...errors } },
   }, async (request) => login(deps.db, deps.config, request.body, request.ip));
 
   app.post('/api/v1/auth/refresh', {
-    config: { public: true }, preHandler: throttleIp,
+    config: { public: true, replayAnswer: false }, preHandler: throttleIp,
     schema: { tags: ['auth'], summary: 'Rotate a refresh token for a new pair', body: RefreshBody, response: { 200: TokenPair, ...errors } },
   }, async (request) => refreshTokens(deps.db, deps.config, request.body.refresh_token, request.ip));
 
@@ -40,9 +46,9 @@ export async function authRoutes(app: App, deps: Deps) {
   }, async (request) => describeCaller(deps.db, request.caller));
 
   app.post('/api/v1/auth/api-keys', {
-    config: { scope: 'keys:manage' },
+    config: { scope: 'keys:manage', replayAnswer: false },
     schema: { tags: ['auth'], summary: 'Create an API key (the secret is shown once)', body: CreateKeyBody, response: { 201: CreatedKey, ...errors } },
-  }, async (request, reply) => reply.status(201).send(await createApiKey(deps.db, request.caller, request.body, request.ip)));
+  }, async (request, reply) => reply.status(201).send(await createApiKey(deps.db, deps.config, request.caller, request.body, request.ip)));
 
   app.get('/api/v1/auth/api-keys', {
     config: { scope: 'keys:manage' },
@@ -50,7 +56,7 @@ export async function authRoutes(app: App, deps: Deps) {
   }, async (request) => listApiKeys(deps.db, request.caller));
 
   app.post('/api/v1/auth/api-keys/refresh', {
-    config: { scope: 'keys:manage' },
+    config: { scope: 'keys:manage', replayAnswer: false },
     preValidation: async (request) => { request.body ??= {}; },
     schema: { tags: ['auth'], summary: 'Rotate an API key: a new secret, the old one revoked', body: RotateKeyBody, response: { 201: CreatedKey, ...errors } },
   }, async (request, reply) => reply.status(201).send(await rotateApiKey(deps.db, request.caller, request.body.id, request.ip)));

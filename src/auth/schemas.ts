@@ -28,8 +28,8 @@ export const TokenPair = Type.Object({
 });
 
 export const RegisterResponse = Type.Object({
-  ...TokenPair.properties,
-  tenant: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+  status: Type.Literal('accepted'),
+  message: Type.String({ description: 'the same whether or not the email was new: sign in to continue' }),
 });
 
 export const MeResponse = Type.Object({

@@ -116,6 +116,8 @@ export interface TasksTable {
   paused_at: Timestamp | null;
   pause_reason: string | null;
   paused_by: string | null;
+  /** The workflow step where a paused task's workflow ended to free its worker; null when not parked. */
+  parked_at_step: number | null;
   cancel_requested: Generated<boolean>;
   cancel_reason: string | null;
   cancelled_by: string | null;

@@ -14,6 +14,8 @@ export interface EngineOptions {
   databaseUrl: string;
   role: ProcessRole;
   workerConcurrency: number;
+  /** The most workers of this process one tenant's tasks may hold: the queue is partitioned by tenant. */
+  tenantWorkerLimit: number;
   executorId: string;
   logger: Logger;
 }
@@ -39,6 +41,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   await DBOS.launch();
   await DBOS.registerQueue(TASK_QUEUE, {
     workerConcurrency: options.workerConcurrency,
+    partitionWorkerConcurrency: Math.min(options.tenantWorkerLimit, options.workerConcurrency),
     // Short polls keep queue latency low; DBOS backs off while the queue is idle.
     minPollingIntervalMs: 50,
     onConflict: 'always_update',
@@ -68,26 +71,30 @@ export async function isEngineHealthy(): Promise<boolean> {
   return true;
 }
 
-/** Enqueues a task's workflow under the task id; DBOS returns the existing workflow for a repeated id. */
-export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<void>, taskId: string): Promise<void> {
-  await DBOS.startWorkflow(workflow, { workflowID: taskId, queueName: TASK_QUEUE })(taskId);
+/**
+ * Enqueues a task's workflow under the task id, in its tenant's partition of the queue; DBOS returns the
+ * existing workflow for a repeated id.
+ */
+export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<void>, taskId: string, tenantId: string): Promise<void> {
+  await DBOS.startWorkflow(workflow, { workflowID: taskId, queueName: TASK_QUEUE, enqueueOptions: { queuePartitionKey: tenantId } })(taskId);
+}
+
+/** The state of a task's workflow in the engine (ENQUEUED, PENDING, SUCCESS, …); undefined when it has none. */
+export async function taskWorkflowStatus(taskId: string): Promise<string | undefined> {
+  return (await DBOS.getWorkflowStatus(taskId))?.status;
+}
+
+/**
+ * Puts a parked task's workflow back on the queue: its history from `step` on is dropped, so the replay
+ * returns the recorded results up to the checkpoint where it parked and runs on from there.
+ */
+export async function unparkTaskWorkflow(taskId: string, tenantId: string, step: number): Promise<void> {
+  await DBOS.rewindWorkflow(taskId, { startStep: step, queueName: TASK_QUEUE, queuePartitionKey: tenantId });
 }
 
 /** Creates or upgrades the engine's own tables (schema `dbos`) without launching it. */
 export async function migrateEngine(databaseUrl: string): Promise<void> {
   await DBOS.migrate(databaseUrl);
-}
-
-const CONTROL_TOPIC = 'control';
-
-/** Wakes a task's workflow that waits at a checkpoint (after resume or cancel). Safe from any process. */
-export async function signalTask(taskId: string, message: string): Promise<void> {
-  await DBOS.send(taskId, message, CONTROL_TOPIC);
-}
-
-/** Inside a workflow: durably waits for a control signal, or until the timeout. */
-export async function waitForSignal(timeoutSeconds: number): Promise<string | null> {
-  return DBOS.recv<string>(CONTROL_TOPIC, timeoutSeconds);
 }
 
 /** Removes a task that is still queued; a running workflow stops at its own checkpoints instead. */

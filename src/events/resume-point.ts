@@ -9,8 +9,17 @@ import { seqAtStreamId } from './read-events.ts';
 export async function resolveResumeSeq(db: Db, taskId: string, lastEventId: string | undefined): Promise<number> {
   const value = lastEventId?.trim();
   if (!value) return 0;
-  if (/^\d{1,10}$/.test(value)) return Number(value);
+  const invalid = badRequest(`invalid last_event_id: ${value} (expected a stream id like 1700000000000-0 or a seq number)`);
+  if (/^\d{1,10}$/.test(value)) return withinSeqRange(Number(value), invalid);
   const match = /^(\d{1,16})-(\d{1,10})$/.exec(value);
-  if (!match) throw badRequest(`invalid last_event_id: ${value} (expected a stream id like 1700000000000-0 or a seq number)`);
-  return seqAtStreamId(db, taskId, Number(match[1]), Number(match[2]));
+  if (!match || Number(match[1]) > Number.MAX_SAFE_INTEGER) throw invalid;
+  return seqAtStreamId(db, taskId, Number(match[1]), withinSeqRange(Number(match[2]), invalid));
+}
+
+/** Seqs are Postgres integers: a larger number would fail in the query, not name the bad field. */
+const MAX_SEQ = 2_147_483_647;
+
+function withinSeqRange(seq: number, invalid: Error): number {
+  if (seq > MAX_SEQ) throw invalid;
+  return seq;
 }

@@ -6,7 +6,19 @@ import type { Db } from '../db/database.ts';
 import { conflict, serviceUnavailable } from '../errors.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest { idempotencyScope?: string }
+  interface FastifyRequest {
+    /** Set when the request carries an Idempotency-Key: identifies the request for idempotentResourceId. */
+    idempotencyScope?: string;
+    /** Set when this request holds the claim on its scope and its answer is to be stored. */
+    idempotencyClaimed?: boolean;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Whether a 2xx answer is stored and replayed for the key (default true). Routes whose answers hold
+     * secrets (credentials) or cannot be replayed (streams) say false; idempotentResourceId still works.
+     */
+    replayAnswer?: boolean | ((request: FastifyRequest) => boolean);
+  }
 }
 
 /** Headers of a cached answer worth replaying (ids, location, content type). */
@@ -36,11 +48,14 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     if (request.method !== 'POST' || typeof key !== 'string' || key === '') return;
     reply.header('x-idempotency-key', key);
     const scope = scopeHash(request, key);
+    request.idempotencyScope = scope;
+    const replayAnswer = request.routeOptions.config.replayAnswer ?? true;
+    if (!(typeof replayAnswer === 'function' ? replayAnswer(request) : replayAnswer)) return;
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     while (Date.now() < deadline) {
       if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key', 2);
       if (await claim(db, scope, key, ttlSeconds, claimTimeoutSeconds)) {
-        request.idempotencyScope = scope;
+        request.idempotencyClaimed = true;
         return;
       }
       const stored = await readStored(db, scope);
@@ -52,7 +67,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
 
   app.addHook('onSend', async (request, reply, payload) => {
     const scope = request.idempotencyScope;
-    if (!scope) return payload;
+    if (!scope || !request.idempotencyClaimed) return payload;
     if (reply.statusCode >= 200 && reply.statusCode < 300) {
       await db.updateTable('idempotency_records').where('scope_hash', '=', scope).set({
         state: 'completed',
@@ -122,4 +137,9 @@ function pickHeaders(reply: FastifyReply): Record<string, string> {
     if (value !== undefined) picked[name] = String(value);
   }
   return picked;
+}
+
+/** Records past their TTL are never replayed again (a new request takes the key over); this removes them. */
+export async function purgeExpiredIdempotencyRecords(db: Db): Promise<void> {
+  await db.deleteFrom('idempotency_records').where('expires_at', '<', sql<Date>`now()`).execute();
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { credentialKey } from '../auth/caller.ts';
+import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
 import { countHit } from './fixed-window.ts';
@@ -34,5 +35,10 @@ async function limitFor(deps: Deps, tenantId: string, apiKeyId: string | undefin
     from tenants t left join api_keys k on k.id = ${apiKeyId ?? null}::uuid
     where t.id = ${tenantId}`.execute(deps.db);
   const row = rows[0];
-  return row?.key_limit ?? row?.tenant_limit ?? deps.config.auth.rateLimitPerMinute * (PLAN_MULTIPLIER[row?.plan ?? 'free'] ?? 1);
+  return row?.key_limit ?? tenantRateLimit(deps.config, { rate_limit_per_minute: row?.tenant_limit ?? null, plan: row?.plan ?? 'free' });
+}
+
+/** A tenant's per-minute limit: its own when an operator set one, else its plan's. Keys may only go below it. */
+export function tenantRateLimit(config: Readonly<Config>, tenant: { rate_limit_per_minute: number | null; plan: string }): number {
+  return tenant.rate_limit_per_minute ?? config.auth.rateLimitPerMinute * (PLAN_MULTIPLIER[tenant.plan] ?? 1);
 }

@@ -32,12 +32,12 @@ export async function openAiRoutes(app: App, deps: Deps) {
     const toModelObject = (model: ServiceModel) => ({ id: model.id, object: 'model' as const, created: MODELS_CREATED, owned_by: 'agentgate' });
 
     scope.get('/v1/models', {
-      config: { ownRateLimit: true, scope: 'tasks:read' },
+      config: { scope: 'tasks:read' },
       schema: { tags: ['openai'], summary: 'Models: each selects a workflow', response: { 200: ModelList, ...errors } },
     }, async () => ({ object: 'list' as const, data: served().map(toModelObject) }));
 
     scope.get('/v1/models/:model', {
-      config: { ownRateLimit: true, scope: 'tasks:read' },
+      config: { scope: 'tasks:read' },
       schema: { tags: ['openai'], summary: 'One model; its description is in X-Model-Description', params: ModelParams, response: { 200: ModelObject, ...errors } },
     }, async (request, reply) => {
       const model = findModel(request.params.model);
@@ -46,22 +46,24 @@ export async function openAiRoutes(app: App, deps: Deps) {
     });
 
     scope.post('/v1/chat/completions', {
-      config: { ownRateLimit: true, scope: 'tasks:write' },
+      // A stream cannot be replayed from a stored answer; a retry with the same key gets the same task.
+      config: { ownRateLimit: true, scope: 'tasks:write', replayAnswer: (request) => (request.body as { stream?: boolean } | undefined)?.stream !== true },
       schema: { tags: ['openai'], summary: 'Chat completion, streaming or not, answered by a task', body: ChatCompletionBody, response: { 200: ChatCompletionResponse, ...errors } },
     }, async (request, reply) => {
       const model = findModel(request.body.model ?? DEFAULT_SERVICE_MODEL);
       const chat = toChatTask(request.body, model);
       const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
       const header = request.headers['x-session-id'];
+      const lease = request.body.stream ? deps.streamSlots.open(request, reply) : undefined;
       const session = await resolveChatSession(deps.db, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined,
         context: chatTaskContext(chat, model),
       }, { taskId: idempotentResourceId(request) });
       if (session.announce) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
-      if (request.body.stream) {
+      if (lease) {
         return streamCompletion(deps, request, reply, {
-          taskId: submitted.taskId, model: model.id, includeUsage: request.body.stream_options?.include_usage === true,
+          lease, taskId: submitted.taskId, model: model.id, includeUsage: request.body.stream_options?.include_usage === true,
           onUsage: (usage) => chargeTokens(usage.total_tokens),
         });
       }

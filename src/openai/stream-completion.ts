@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import type { TaskEvent } from '../events/append-event.ts';
 import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse, type SseStream } from '../events/sse.ts';
+import type { StreamLease } from '../streaming/stream-slots.ts';
 import { completionId, taskUsage, unixSeconds, type TaskUsage } from './completion.ts';
 
 const KEEPALIVE_MS = 30_000;
@@ -16,7 +17,7 @@ const SERVICE_EVENT_TYPES = new Set([
   'BUDGET_THRESHOLD', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION',
 ]);
 
-interface StreamOptions { taskId: string; model: string; includeUsage: boolean; onUsage: (usage: TaskUsage) => Promise<void> }
+interface StreamOptions { lease: StreamLease; taskId: string; model: string; includeUsage: boolean; onUsage: (usage: TaskUsage) => Promise<void> }
 
 /**
  * Streams a task as `chat.completion.chunk`s: the role first, then the final answer's real token deltas
@@ -31,7 +32,8 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   let streamedAnswer = false;
   try {
     await sse.send({ data: chunk({ role: 'assistant', content: '' }) });
-    for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal: sse.signal, logger: deps.logger })) {
+    const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
+    for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal, logger: deps.logger })) {
       if (isAnswerDelta(event)) {
         streamedAnswer = true;
         await sse.send({ data: chunk({ content: event.message ?? '' }) });
@@ -42,8 +44,13 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
       }
     }
     if (sse.signal.aborted) return;
+    if (options.lease.revoked.aborted) {
+      await sse.send({ data: JSON.stringify({ error: { message: options.lease.revoked.reason, type: 'authentication_error', code: 'credential_revoked' } }) });
+      return;
+    }
     await finish(deps, sse, chunk, options);
   } finally {
+    options.lease.release();
     sse.end();
   }
 }

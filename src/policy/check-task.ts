@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden } from '../errors.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
-import { findViolation, maxTokenBudget } from './policy.ts';
+import { findViolation, maxTokenBudget, type PolicySubject } from './policy.ts';
 
 export interface TaskPolicyInput {
   mode: string | undefined;
@@ -21,8 +21,7 @@ export interface TaskPolicyInput {
 export async function checkTaskPolicy(deps: Deps, caller: Caller, input: TaskPolicyInput): Promise<number> {
   const budget = input.requestedBudget ?? input.defaultBudget;
   if (deps.policy.mode === 'off' || deps.policy.rules.length === 0) return budget;
-  const tenant = await deps.db.selectFrom('tenants').select(['slug', 'plan']).where('id', '=', caller.tenantId).executeTakeFirstOrThrow();
-  const subject = { tenantId: caller.tenantId, tenantSlug: tenant.slug, plan: tenant.plan, role: caller.role };
+  const subject = await policySubject(deps, caller);
   const reason = findViolation(deps.policy, subject, {
     mode: input.mode,
     models: input.candidates.map((candidate) => candidate.catalogModel.name),
@@ -31,9 +30,27 @@ export async function checkTaskPolicy(deps: Deps, caller: Caller, input: TaskPol
   });
   const capped = input.requestedBudget ?? Math.min(input.defaultBudget, maxTokenBudget(deps.policy, subject) ?? Infinity);
   if (!reason) return deps.policy.mode === 'enforce' ? capped : budget;
+  await deny(deps, caller, reason);
+  return budget;
+}
+
+/** A budget set later (PUT …/budget on a task or session) answers to the same `max_token_budget` rules. */
+export async function checkBudgetPolicy(deps: Deps, caller: Caller, tokenBudget: number): Promise<void> {
+  if (deps.policy.mode === 'off' || deps.policy.rules.length === 0) return;
+  const maximum = maxTokenBudget(deps.policy, await policySubject(deps, caller));
+  if (maximum !== undefined && tokenBudget > maximum) await deny(deps, caller, `token budget ${tokenBudget} exceeds the maximum of ${maximum}`);
+}
+
+async function policySubject(deps: Deps, caller: Caller): Promise<PolicySubject> {
+  const tenant = await deps.db.selectFrom('tenants').select(['slug', 'plan']).where('id', '=', caller.tenantId).executeTakeFirstOrThrow();
+  return { tenantId: caller.tenantId, tenantSlug: tenant.slug, plan: tenant.plan, role: caller.role };
+}
+
+/** Enforce: audit and 403. Dry-run: log what would have been denied and let it through. */
+async function deny(deps: Deps, caller: Caller, reason: string): Promise<void> {
   if (deps.policy.mode === 'dry-run') {
     deps.logger.warn({ tenant_id: caller.tenantId, user_id: caller.userId, reason }, 'policy would deny this request (dry-run)');
-    return budget;
+    return;
   }
   await recordAudit(deps.db, { type: 'policy_denied', userId: caller.userId, tenantId: caller.tenantId, details: { reason } });
   throw forbidden(`Policy denied: ${reason}`);

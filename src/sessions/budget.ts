@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import { checkBudgetPolicy } from '../policy/check-task.ts';
 import { findOwnedSession } from './queries.ts';
 
 /** PUT /api/v1/sessions/{id}/budget: raises (or lowers) the session's token budget. */
 export async function setSessionBudget(deps: Deps, caller: Caller, sessionId: string, tokenBudget: number) {
   const session = await findOwnedSession(deps.db, caller, sessionId);
+  await checkBudgetPolicy(deps, caller, tokenBudget);
   await deps.db.updateTable('sessions').set({ token_budget: tokenBudget, updated_at: sql`now()` as never }).where('id', '=', session.id).execute();
   const { rows } = await sql<{ used: number }>`select coalesce(sum(total_tokens), 0)::bigint as used from usage_records where session_id = ${session.id}`.execute(deps.db);
   return { session_id: sessionId, token_budget: tokenBudget, tokens_used: Number(rows[0].used) };

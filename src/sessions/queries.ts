@@ -5,6 +5,7 @@ import type { SessionRow, TaskStatus } from '../db/schema.ts';
 import { toTaskEvent, type TaskEvent } from '../events/append-event.ts';
 import { ensureOwned } from '../tasks/queries.ts';
 import { isUuid } from './resolve-session.ts';
+import { cutText, FIELD_TEXT_BYTES, PAGE_TEXT_BYTES, PREVIEW_CHARACTERS } from './text-budget.ts';
 
 /**
  * The sessions an id names for the caller: a UUID within the caller's tenant (ownership is checked by the
@@ -78,8 +79,8 @@ export async function selectSessionSummaries(db: Db, caller: Caller, page: { lim
       coalesce(usage.tokens, 0)::bigint as tokens_used, coalesce(usage.cost, 0)::float8 as total_cost_usd,
       counts.task_count, counts.successful_tasks, counts.failed_tasks,
       coalesce(counts.last_activity_at, s.created_at) as last_activity_at,
-      latest.query as latest_task_query, latest.status as latest_task_status,
-      first.mode as first_task_mode, first.query as first_task_query,
+      ${preview(sql`latest.query`)} as latest_task_query, latest.status as latest_task_status,
+      first.mode as first_task_mode, ${preview(sql`first.query`)} as first_task_query,
       coalesce(s.context->'force_research' = 'true'::jsonb or first.context->'force_research' = 'true'::jsonb, false) as is_research_session
     from sessions s
     cross join lateral (
@@ -96,6 +97,15 @@ export async function selectSessionSummaries(db: Db, caller: Caller, page: { lim
     order by s.created_at desc, s.id desc
     limit ${page.limit} offset ${page.offset}`.execute(db);
   return rows;
+}
+
+/**
+ * A query in a session summary: its first PREVIEW_CHARACTERS characters and "…" when longer, so a page of
+ * 100 summaries never fetches 100 whole queries (each may be as large as a request body).
+ */
+function preview(column: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql`case when char_length(left(${column}, ${PREVIEW_CHARACTERS + 1})) > ${PREVIEW_CHARACTERS}
+    then left(${column}, ${PREVIEW_CHARACTERS}) || '…' else ${column} end`;
 }
 
 export async function countSessions(db: Db, caller: Caller): Promise<number> {
@@ -123,22 +133,64 @@ export interface SessionTaskRow {
   total_tokens: number;
   total_cost_usd: number;
   tools_invoked: number;
+  /** Alone over the page budget, so its long texts come cut and marked (text-budget.ts). */
+  is_oversize: boolean;
 }
 
-/** A session's tasks in chronological order, with their usage sums; all of them, or one page. */
-export async function selectSessionTasks(db: Db, sessionId: string, page?: { limit: number; offset: number }): Promise<SessionTaskRow[]> {
-  const { rows } = await sql<SessionTaskRow>`
-    select t.id, t.query, t.status, coalesce(t.mode, t.requested_mode) as mode, t.result, t.error, t.metadata, t.agents_used,
+interface MeasuredTaskRow extends SessionTaskRow {
+  query_bytes: number;
+  result_bytes: number | null;
+  error_bytes: number | null;
+}
+
+/** What a page's text budget counts per task: the history item's texts, or the turn's with its events. */
+export type TaskMeasure = 'history-item' | 'turn';
+
+/**
+ * One page of a session's tasks in chronological order, with their usage sums. The page ends before the
+ * task that would take its stored text past PAGE_TEXT_BYTES (sizes are read with octet_length, which does
+ * not fetch the text); the first task always comes, its texts cut in SQL when it alone is over.
+ */
+export async function selectSessionTasks(db: Db, sessionId: string, page: { limit: number; offset: number }, measure: TaskMeasure): Promise<SessionTaskRow[]> {
+  const cut = (column: RawBuilder<unknown>) => sql`case when f.is_oversize then left(${column}, ${FIELD_TEXT_BYTES}) else ${column} end`;
+  const { rows } = await sql<MeasuredTaskRow>`
+    with page as (
+      select id, created_at from tasks where session_id = ${sessionId} order by created_at, id limit ${page.limit} offset ${page.offset}
+    ), sized as (
+      select p.id, p.created_at, ${measure === 'turn' ? turnBytes : historyItemBytes} as text_bytes
+      from page p join tasks t on t.id = p.id
+    ), fitting as (
+      select id, created_at, text_bytes > ${PAGE_TEXT_BYTES} as is_oversize,
+        row_number() over running as position, sum(text_bytes) over running as running_bytes
+      from sized window running as (order by created_at, id)
+    )
+    select t.id, ${cut(sql`t.query`)} as query, t.status, coalesce(t.mode, t.requested_mode) as mode,
+      ${cut(sql`t.result`)} as result, ${cut(sql`t.error`)} as error, t.metadata, t.agents_used,
       t.created_at, t.started_at, t.completed_at,
       coalesce(usage.tokens, 0)::bigint as total_tokens, coalesce(usage.cost, 0)::float8 as total_cost_usd,
-      (select count(*) from task_events e where e.task_id = t.id and e.type = 'TOOL_INVOKED')::int as tools_invoked
-    from tasks t
+      (select count(*) from task_events e where e.task_id = t.id and e.type = 'TOOL_INVOKED')::int as tools_invoked,
+      f.is_oversize, octet_length(t.query) as query_bytes, octet_length(t.result) as result_bytes, octet_length(t.error) as error_bytes
+    from fitting f
+    join tasks t on t.id = f.id
     left join lateral (select sum(total_tokens) as tokens, sum(cost_usd) as cost from usage_records where task_id = t.id) usage on true
-    where t.session_id = ${sessionId}
-    order by t.created_at, t.id
-    ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}`.execute(db);
-  return rows;
+    where f.position = 1 or f.running_bytes <= ${PAGE_TEXT_BYTES}
+    order by f.created_at, f.id`.execute(db);
+  return rows.map(({ query_bytes, result_bytes, error_bytes, ...row }) => row.is_oversize
+    ? {
+        ...row,
+        query: cutText(row.query, query_bytes, row.id),
+        result: row.result === null ? null : cutText(row.result, result_bytes!, row.id),
+        error: row.error === null ? null : cutText(row.error, error_bytes!, row.id),
+      }
+    : row);
 }
+
+const historyItemBytes = sql`octet_length(t.query) + coalesce(octet_length(t.result), 0) + coalesce(octet_length(t.error), 0)
+  + octet_length(t.metadata::text)`;
+
+const turnBytes = sql`octet_length(t.query) + coalesce(octet_length(t.result), 0) + coalesce((
+  select sum(coalesce(octet_length(e.message), 0) + coalesce(octet_length(e.payload::text), 0))
+  from task_events e where e.task_id = t.id and e.type <> 'LLM_PARTIAL'), 0)`;
 
 export async function countSessionTasks(db: Db, sessionId: string): Promise<number> {
   const row = await db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('count'))
@@ -146,15 +198,25 @@ export async function countSessionTasks(db: Db, sessionId: string): Promise<numb
   return Number(row.count);
 }
 
-/** The events of these tasks without token deltas, in seq order per task; at most `limit` of them. */
-export async function selectTurnEvents(db: Db, taskIds: string[], limit: number): Promise<TaskEvent[]> {
-  if (taskIds.length === 0) return [];
+/**
+ * The events of these turns without token deltas, in seq order per task; at most `limit` of them. An
+ * oversize turn (then alone on its page) has its long messages cut like its other texts.
+ */
+export async function selectTurnEvents(db: Db, tasks: SessionTaskRow[], limit: number): Promise<TaskEvent[]> {
+  if (tasks.length === 0) return [];
+  const isOversize = tasks.some((task) => task.is_oversize);
   const rows = await db.selectFrom('task_events')
-    .select(['task_id', 'seq', 'stream_id', 'type', 'agent_id', 'message', 'payload', 'created_at'])
-    .where('task_id', 'in', taskIds)
+    .select(['task_id', 'seq', 'stream_id', 'type', 'agent_id', 'payload', 'created_at'])
+    .select([
+      (isOversize ? sql<string | null>`left(message, ${FIELD_TEXT_BYTES})` : sql<string | null>`message`).as('message'),
+      sql<number | null>`octet_length(message)`.as('message_bytes'),
+    ])
+    .where('task_id', 'in', tasks.map((task) => task.id))
     .where('type', '!=', 'LLM_PARTIAL')
     .orderBy('task_id').orderBy('seq')
     .limit(limit)
     .execute();
-  return rows.map(toTaskEvent);
+  return rows.map(({ message_bytes, ...row }) => (isOversize && row.message !== null
+    ? toTaskEvent({ ...row, message: cutText(row.message, message_bytes!, row.task_id) })
+    : toTaskEvent(row)));
 }

@@ -10,7 +10,7 @@ import { getSessionDetail } from './session-detail.ts';
 import { getSessionHistory } from './session-history.ts';
 import {
   ListSessionsQuery, ListSessionsResponse, RenameSessionBody, RenameSessionResponse, SessionBudgetBody, SessionBudgetResponse,
-  SessionEventsQuery, SessionEventsResponse, SessionHistoryResponse, SessionIdParams, SessionView,
+  SessionEventsQuery, SessionEventsResponse, SessionHistoryQuery, SessionHistoryResponse, SessionIdParams, SessionView,
 } from './schemas.ts';
 import { listSessionTurns } from './turn-events.ts';
 
@@ -31,8 +31,11 @@ export async function sessionRoutes(app: App, deps: Deps) {
 
   app.get('/api/v1/sessions/:sessionId/history', {
     config: read,
-    schema: { tags: ['sessions'], summary: 'Every task of the session, oldest first', params: SessionIdParams, response: { 200: SessionHistoryResponse, ...errors } },
-  }, async (request) => getSessionHistory(deps, request.caller, request.params.sessionId));
+    schema: {
+      tags: ['sessions'], summary: 'The session\'s tasks, oldest first, a page at a time',
+      params: SessionIdParams, querystring: SessionHistoryQuery, response: { 200: SessionHistoryResponse, ...errors },
+    },
+  }, async (request) => getSessionHistory(deps, request.caller, request.params.sessionId, request.query));
 
   app.get('/api/v1/sessions/:sessionId/events', {
     config: read,

@@ -66,10 +66,21 @@ export const HistoryItem = Type.Object({
   total_cost_usd: Type.Number(),
 });
 
+export const SessionHistoryQuery = Type.Object(Page(20));
+
+/** Where the next page starts: a page ends early when its texts reach the size budget (text-budget.ts). */
+const PageEnd = {
+  has_more: Type.Boolean(),
+  next_offset: Nullable(Type.Integer({ description: 'offset + tasks on this page; null on the last page' })),
+};
+
 export const SessionHistoryResponse = Type.Object({
   session_id: Type.String({ format: 'uuid' }),
   tasks: Type.Array(HistoryItem),
-  total: Type.Integer(),
+  total: Type.Integer({ description: 'tasks in the session' }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  ...PageEnd,
 });
 
 export const SessionEventsQuery = Type.Object(Page(10));
@@ -92,6 +103,7 @@ export const SessionEventsResponse = Type.Object({
   session_id: Type.String({ format: 'uuid' }),
   count: Type.Integer({ description: 'turns in the session' }),
   turns: Type.Array(Turn),
+  ...PageEnd,
 });
 
 export const RenameSessionBody = Type.Object({ title: Type.String({ maxLength: 4096 }) });

@@ -63,6 +63,11 @@ export function toHistoryItem(row: SessionTaskRow) {
   };
 }
 
+/** A page that stopped before the end, early or not, says where the next one starts. */
+export function toPageEnd(nextOffset: number, total: number) {
+  return nextOffset < total ? { has_more: true, next_offset: nextOffset } : { has_more: false, next_offset: null };
+}
+
 /** One turn of the session events view: the task, its answer and its events without token deltas. */
 export function toTurn(row: SessionTaskRow, turn: number, events: TaskEvent[], nowMs = Date.now()) {
   const started = row.started_at?.getTime();

@@ -2,16 +2,16 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { countSessionTasks, findOwnedSession, selectSessionTasks, selectTurnEvents } from './queries.ts';
-import { toTurn } from './session-view.ts';
+import { toPageEnd, toTurn } from './session-view.ts';
 
 /** One page never carries more events than this (the reference answers 413 above 5,000 too). */
 const MAX_PAGE_EVENTS = 5_000;
 
-/** GET /api/v1/sessions/{id}/events: the session's tasks as turns, oldest first; `count` is all turns. */
+/** GET /api/v1/sessions/{id}/events: a page of the session's tasks as turns, oldest first; `count` is all turns. */
 export async function listSessionTurns(deps: Deps, caller: Caller, sessionId: string, page: { limit: number; offset: number }) {
   const session = await findOwnedSession(deps.db, caller, sessionId);
-  const [tasks, count] = await Promise.all([selectSessionTasks(deps.db, session.id, page), countSessionTasks(deps.db, session.id)]);
-  const events = await selectTurnEvents(deps.db, tasks.map((task) => task.id), MAX_PAGE_EVENTS + 1);
+  const [tasks, count] = await Promise.all([selectSessionTasks(deps.db, session.id, page, 'turn'), countSessionTasks(deps.db, session.id)]);
+  const events = await selectTurnEvents(deps.db, tasks, MAX_PAGE_EVENTS + 1);
   if (events.length > MAX_PAGE_EVENTS) {
     throw new AppError(413, `these turns hold more than ${MAX_PAGE_EVENTS} events: ask for fewer with limit`);
   }
@@ -20,5 +20,6 @@ export async function listSessionTurns(deps: Deps, caller: Caller, sessionId: st
     session_id: session.id,
     count,
     turns: tasks.map((task, index) => toTurn(task, page.offset + index + 1, eventsByTask.get(task.id) ?? [])),
+    ...toPageEnd(page.offset + tasks.length, count),
   };
 }

@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { credentialKey } from '../auth/caller.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../tasks/schemas.ts';
@@ -7,25 +6,24 @@ import { prepareTaskStream, type StreamPlan } from './prepare-stream.ts';
 import { SseQuery, StreamQuery } from './schemas.ts';
 import { serveSseStream } from './serve-sse.ts';
 import { serveWebSocketStream } from './serve-websocket.ts';
-import { createStreamSlots } from './stream-slots.ts';
+import type { StreamLease } from './stream-slots.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 declare module 'fastify' {
-  interface FastifyRequest { streamPlan?: StreamPlan; releaseStreamSlot?: () => void }
+  interface FastifyRequest { streamPlan?: StreamPlan; streamLease?: StreamLease }
 }
 
 /** Task event streams (spec 4.5, 6): replay from the log, then live, over SSE or WebSocket. */
 export async function streamingRoutes(app: App, deps: Deps) {
-  const slots = createStreamSlots(deps.config.streams.maxPerKey);
-  const plan = async (request: FastifyRequest<{ Querystring: { workflow_id?: string; types?: string; last_event_id?: string } }>) => {
+  const plan = async (request: FastifyRequest<{ Querystring: { workflow_id?: string; types?: string; last_event_id?: string } }>, reply: FastifyReply) => {
     const header = request.headers['last-event-id'];
     request.streamPlan = await prepareTaskStream(deps, request.caller, {
       workflowId: request.query.workflow_id,
       lastEventId: (typeof header === 'string' && header.trim() !== '' ? header : undefined) ?? request.query.last_event_id,
       types: request.query.types,
     });
-    request.releaseStreamSlot = slots.acquire(credentialKey(request.caller));
+    request.streamLease = deps.streamSlots.open(request, reply);
   };
 
   app.get('/api/v1/stream/sse', {
@@ -35,12 +33,12 @@ export async function streamingRoutes(app: App, deps: Deps) {
       querystring: SseQuery, response: { 200: { type: 'string', description: 'text/event-stream' }, ...errors },
     },
     preHandler: plan,
-  }, async (request, reply) => serveSseStream(deps, request, reply, request.streamPlan!, request.releaseStreamSlot!));
+  }, async (request, reply) => serveSseStream(deps, request, reply, request.streamPlan!, request.streamLease!));
 
   app.get('/api/v1/stream/ws', {
     websocket: true,
     config: { scope: 'tasks:read' },
     schema: { tags: ['streaming'], summary: 'Task events over WebSocket, with replay', querystring: StreamQuery, response: errors },
     preHandler: plan,
-  }, (socket, request) => serveWebSocketStream(deps, socket, request.streamPlan!, request.releaseStreamSlot!));
+  }, (socket, request) => serveWebSocketStream(deps, socket, request.streamPlan!, request.streamLease!));
 }

@@ -5,11 +5,12 @@ import { openSse } from '../events/sse.ts';
 import { toSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
 import type { StreamPlan } from './prepare-stream.ts';
+import type { StreamLease } from './stream-slots.ts';
 
-export async function serveSseStream(deps: Deps, request: FastifyRequest, reply: FastifyReply, plan: StreamPlan, release: () => void): Promise<void> {
+export async function serveSseStream(deps: Deps, request: FastifyRequest, reply: FastifyReply, plan: StreamPlan, lease: StreamLease): Promise<void> {
   const { streams } = deps.config;
   const sse = openSse(request, reply, { pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes, stopping: deps.stopping });
-  const idle = createInactivityTimer(streams.inactivityTimeoutMs, sse.signal);
+  const idle = createInactivityTimer(streams.inactivityTimeoutMs, AbortSignal.any([sse.signal, lease.revoked]));
   try {
     sse.comment(`connected to workflow ${plan.taskId}`);
     for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
@@ -23,12 +24,15 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
       break;
     }
     if (idle.expired) sse.comment('closing after inactivity');
+    if (lease.revoked.aborted) {
+      await sse.send({ event: 'error', data: JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, code: 'credential_revoked', message: lease.revoked.reason }) });
+    }
   } catch (error) {
     request.log.error({ err: error, task_id: plan.taskId }, 'event stream failed');
     await sse.send({ event: 'error', data: JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, message: 'event stream failed' }) });
   } finally {
     idle.dispose();
-    release();
+    lease.release();
     sse.end();
   }
 }

@@ -3,14 +3,15 @@ import type { Deps } from '../deps.ts';
 import { followTaskEvents } from '../events/follow-events.ts';
 import { createInactivityTimer } from './inactivity.ts';
 import type { StreamPlan } from './prepare-stream.ts';
+import type { StreamLease } from './stream-slots.ts';
 
 const PING_INTERVAL_MS = 20_000;
 
 /** One JSON event per message; STREAM_END then close. A peer that misses a pong round is dropped. */
-export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: StreamPlan, release: () => void): Promise<void> {
+export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: StreamPlan, lease: StreamLease): Promise<void> {
   const { streams } = deps.config;
   const closed = new AbortController();
-  const idle = createInactivityTimer(streams.inactivityTimeoutMs, closed.signal);
+  const idle = createInactivityTimer(streams.inactivityTimeoutMs, AbortSignal.any([closed.signal, lease.revoked]));
   let alive = true;
   const heartbeat = setInterval(() => {
     if (!alive) return socket.terminate();
@@ -34,7 +35,12 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
       }
       socket.send(JSON.stringify(event));
     }
-    socket.close(1000, idle.expired ? 'inactivity timeout' : 'stream ended');
+    if (lease.revoked.aborted) {
+      socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, code: 'credential_revoked', message: lease.revoked.reason }));
+      socket.close(1008, 'credential no longer valid');
+    } else {
+      socket.close(1000, idle.expired ? 'inactivity timeout' : 'stream ended');
+    }
   } catch (error) {
     deps.logger.error({ err: error, task_id: plan.taskId }, 'websocket stream failed');
     socket.close(1011, 'event stream failed');
@@ -42,6 +48,6 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     deps.stopping.removeEventListener('abort', onShutdown);
     clearInterval(heartbeat);
     idle.dispose();
-    release();
+    lease.release();
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import { checkBudgetPolicy } from '../policy/check-task.ts';
 import { findOwnedTask } from './queries.ts';
 
 /**
@@ -9,6 +10,7 @@ import { findOwnedTask } from './queries.ts';
  */
 export async function setTaskBudget(deps: Deps, caller: Caller, taskId: string, tokenBudget: number) {
   const task = await findOwnedTask(deps.db, caller, taskId);
+  await checkBudgetPolicy(deps, caller, tokenBudget);
   await deps.db.updateTable('tasks').set({ token_budget: tokenBudget, updated_at: sql`now()` as never }).where('id', '=', task.id).execute();
   return describeBudget(deps, task.id);
 }

@@ -3,12 +3,13 @@ import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { TaskRow, TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
-import { cancelQueuedWorkflow, signalTask } from '../engine/engine.ts';
+import { cancelQueuedWorkflow } from '../engine/engine.ts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { changeTask } from '../task-state/change-task.ts';
 import { ensureOwned } from './queries.ts';
 import { isTerminal, toStatusName } from './status-names.ts';
+import { unparkAfterResume } from './unpark.ts';
 import { waitForTaskStatus } from './wait-for-task.ts';
 
 /** How 409 messages name a state (spec 3.1 / 7: `cannot pause <state> task`). */
@@ -54,18 +55,19 @@ export async function resumeTask(deps: Deps, caller: Caller, taskId: string, req
       payload: { reason: request.reason ?? null, requested_by: caller.userId },
     }];
   });
-  await signalTask(taskId, 'resume');
+  await unparkAfterResume(deps, taskId);
   return { success: true, message: 'Resume signal sent', task_id: taskId };
 }
 
 /**
- * A queued task is cancelled at once. A running or paused one is asked to stop: its in-flight model
- * call is aborted (the worker listens for this) and the workflow records CANCELLED. We wait briefly for
- * that so the answer usually carries the final status; a task whose worker is down is cancelled when it
- * comes back, and the answer says so with 202.
+ * A task no worker runs (queued, or parked while paused) is cancelled at once. A running one is asked to
+ * stop: its in-flight model call is aborted (the worker listens for this) and the workflow records
+ * CANCELLED at its next checkpoint. We wait briefly for that so the answer usually carries the final
+ * status; a task whose worker is down is cancelled when it comes back, and the answer says so with 202.
  */
 export async function cancelTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
   let wasQueued = false;
+  let notRunning = false;
   await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
     if (isTerminal(task.status)) {
       throw new AppError(409, `cannot cancel ${STATE_WORDS[task.status]} task`, {
@@ -74,22 +76,22 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
     }
     if (task.cancel_requested) return [];
     wasQueued = task.status === 'QUEUED' || (task.status === 'PAUSED' && !task.started_at);
+    notRunning = wasQueued || task.parked_at_step !== null;
     await transaction.updateTable('tasks').set({
       cancel_requested: true, cancel_reason: request.reason ?? null, cancelled_by: caller.userId,
-      ...(wasQueued ? { status: 'CANCELLED', completed_at: sql`now()` as never, error: 'cancelled before it started' } : {}),
+      ...(notRunning ? { parked_at_step: null, status: 'CANCELLED', completed_at: sql`now()` as never, error: wasQueued ? 'cancelled before it started' : 'cancelled while paused' } : {}),
       updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
     return [
       { type: 'WORKFLOW_CANCELLING', agentId: 'orchestrator', message: 'Cancellation requested', payload: { reason: request.reason ?? null, requested_by: caller.userId } },
-      ...(wasQueued ? [
-        { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint: 'queued', was_paused: task.pause_requested } },
+      ...(notRunning ? [
+        { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint: wasQueued ? 'queued' : 'paused', was_paused: task.pause_requested } },
         { type: 'STREAM_END', message: 'Stream ended' },
       ] : []),
     ];
   });
   if (wasQueued) await cancelQueuedWorkflow(taskId);
-  else await signalTask(taskId, 'cancel');
-  const status = wasQueued ? 'CANCELLED' : await waitForTaskStatus(deps, taskId, CANCEL_WAIT_MS, 'CANCELLED');
+  const status = notRunning ? 'CANCELLED' : await waitForTaskStatus(deps, taskId, CANCEL_WAIT_MS, 'CANCELLED');
   const done = status === 'CANCELLED';
   return {
     statusCode: done ? 200 : 202,

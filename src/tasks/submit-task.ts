@@ -52,15 +52,15 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
   });
   // The row is committed first: if we die before the enqueue, or the engine cannot record it in time
   // (its database writes wait out an outage), the orphan sweep enqueues it.
-  await startWithin(deps, taskId, ENQUEUE_WAIT_MS);
+  await startWithin(deps, taskId, caller.tenantId, ENQUEUE_WAIT_MS);
   return { taskId, session: resolvedSession(claim, stored.sessionId), createdAt: stored.createdAt };
 }
 
 /** How long a submission waits for the engine to take the task before answering anyway. */
 const ENQUEUE_WAIT_MS = 5_000;
 
-async function startWithin(deps: Deps, taskId: string, waitMs: number): Promise<void> {
-  const enqueued = deps.engine.enqueueTask(taskId).catch((error: unknown) => {
+async function startWithin(deps: Deps, taskId: string, tenantId: string, waitMs: number): Promise<void> {
+  const enqueued = deps.engine.enqueueTask(taskId, tenantId).catch((error: unknown) => {
     deps.logger.warn({ task_id: taskId, err: error }, 'enqueue failed; the orphan sweep will enqueue the task');
   });
   await pTimeout(enqueued, {

@@ -1,20 +1,17 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
-import { waitForSignal } from '../engine/engine.ts';
-import { appendEvents } from '../task-state/change-task.ts';
-import { TaskCancelledError } from './control-errors.ts';
+import { appendEvents, changeTask } from '../task-state/change-task.ts';
+import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
-
-/** A paused workflow re-reads its control state at least this often, even without a signal. */
-const PAUSE_POLL_SECONDS = 60;
 
 interface ControlFlags { pauseRequested: boolean; cancelRequested: boolean }
 
 /**
  * A named point where the workflow honours pause and cancel (spec 3.1). The control state is read in a
- * step, so a replay takes the same path. Paused, the workflow waits durably for a signal; the time spent
- * paused does not count against the task's deadline.
+ * step, so a replay takes the same path. Paused, the workflow parks: it ends here and gives its worker
+ * back, and resume rewinds it to this point (see tasks/unpark.ts). The time spent paused does not count
+ * against the task's deadline.
  */
 export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string): Promise<void> {
   let flags = await readControlStep(deps, task.id, name);
@@ -22,7 +19,7 @@ export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string): 
   if (!flags.pauseRequested) return;
   const pausedAtMs = await runTaskStep(deps, `paused:${name}`, () => announcePaused(deps, task.id, name));
   while (flags.pauseRequested) {
-    await waitForSignal(PAUSE_POLL_SECONDS);
+    if (await runTaskStep(deps, `park:${name}`, () => park(deps, task.id))) throw new TaskParkedError(name);
     flags = await readControlStep(deps, task.id, name);
     if (flags.cancelRequested) throw new TaskCancelledError(name);
   }
@@ -46,4 +43,18 @@ async function announcePaused(deps: Deps, taskId: string, name: string): Promise
     payload: { checkpoint: name }, dedupeKey: `paused:${name}:${DBOS.stepID}`,
   }]);
   return Date.now();
+}
+
+/**
+ * Marks the task parked at this step, unless a resume or cancel got in first (both take the task row, so
+ * one of the two sees the other). True when the workflow is to end here.
+ */
+async function park(deps: Deps, taskId: string): Promise<boolean> {
+  const step = DBOS.stepID!;
+  const parked = await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
+    if (!task.pause_requested || task.cancel_requested) return { result: false };
+    await transaction.updateTable('tasks').set({ parked_at_step: step }).where('id', '=', taskId).execute();
+    return { result: true };
+  });
+  return parked === true;
 }

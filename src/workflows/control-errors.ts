@@ -9,6 +9,14 @@ export class TaskCancelledError extends Error {
   }
 }
 
+/** Thrown up the workflow from a checkpoint where the paused task parked: the workflow ends, recording nothing. */
+export class TaskParkedError extends Error {
+  constructor(checkpoint: string) {
+    super(`task parked at ${checkpoint}`);
+    this.name = 'TaskParkedError';
+  }
+}
+
 export class BudgetExhaustedError extends Error {
   constructor(message: string) {
     super(message);

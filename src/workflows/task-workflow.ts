@@ -15,22 +15,26 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return DBOS.registerWorkflow(async (taskId: string) => {
     const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId));
     if (!task) return;
-    if (await runToEnd(deps, task)) await titleSession(deps, task);
+    if (await runToEnd(deps, task) === 'completed') await titleSession(deps, task);
   }, { name: 'agentgate.task' });
 }
 
-/** Runs the task and records how it ended; true when it completed. */
-async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<boolean> {
+/**
+ * Runs the task and records how it ended. A task that parked (paused) has not ended: its workflow
+ * returns without recording anything, and resume rewinds it to where it parked.
+ */
+async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<'completed' | 'ended' | 'parked'> {
   try {
     await checkpoint(deps, task, 'pre_routing');
     const outcome = await routeTask(deps, task);
     await checkpoint(deps, task, 'pre_completion');
     await runTaskStep(deps, 'complete-task', () => completeTask(deps, task, outcome));
-    return true;
+    return 'completed';
   } catch (error) {
+    if (hasErrorName(error, 'TaskParkedError')) return 'parked';
     if (deps.stopping.aborted) return haltForShutdown();
     await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, task, error));
-    return false;
+    return 'ended';
   }
 }
 

@@ -20,11 +20,13 @@ describe('hostile input across every route', () => {
   const gateway = useGateway({ env: { GATEWAY_SKIP_AUTH: '0', JWT_SECRET, LOGIN_ATTEMPTS_PER_IP: '100000' } });
   let account: Account;
   let taskId: string;
+  let sessionId: string;
 
   before(async () => {
     account = await registerAccount(gateway(), 'hostile');
     const task = await gateway().request('POST', '/api/v1/tasks', { query: 'a real task' }, { 'x-api-key': account.apiKey });
     taskId = task.body.task_id;
+    sessionId = task.headers.get('x-session-id')!;
     await waitForTask(gateway(), taskId, 20_000, { 'x-api-key': account.apiKey });
   });
 
@@ -81,6 +83,28 @@ describe('hostile input across every route', () => {
     list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'x' }], n: 5 } });
     list.push({ method: 'POST', path: '/v1/chat/completions', raw: '{"messages": [' });
     list.push({ method: 'POST', path: '/api/v1/auth/register', body: { email: 'extra@example.test', password: 'long-enough-password', role: 'owner' } });
+    // Text Postgres cannot store (NUL), that is not Unicode (a lone surrogate), nesting that overflows a stack,
+    // and resume points beyond the range of a seq: each a 400 naming the field, never a 500 (issue 11, S9).
+    for (const bad of ['a\u0000b', '\udfff', 'x\ud800y']) {
+      list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: bad } });
+      list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: 'x', context: { note: bad } } });
+      list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: 'x', context: { system_prompt: bad } } });
+      list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: 'x', context: { [bad]: 1 } } });
+      list.push({ method: 'POST', path: '/api/v1/tasks/stream', body: { query: bad } });
+      list.push({ method: 'POST', path: '/api/v1/auth/api-keys', body: { name: bad } });
+      list.push({ method: 'POST', path: '/api/v1/auth/register', body: { email: 'nul@example.test', password: 'long-enough-password', name: bad } });
+      list.push({ method: 'PATCH', path: `/api/v1/sessions/${sessionId}`, body: { title: bad } });
+      list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: bad }] } });
+      list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'system', content: bad }, { role: 'user', content: 'x' }] } });
+    }
+    list.push({ method: 'GET', path: '/api/v1/tasks?session_id=a%00b' }, { method: 'GET', path: '/api/v1/sessions/a%00b' });
+    list.push({ method: 'POST', path: '/api/v1/tasks', raw: `{"query":"x","context":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` });
+    list.push({ method: 'POST', path: '/api/v1/tasks', raw: `{"query":"x","context":{"list":${'['.repeat(10_000)}${']'.repeat(10_000)}}}` });
+    list.push({ method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}&last_event_id=1-9999999999` });
+    list.push({ method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}&last_event_id=99999999999999999-1` });
+    list.push({ method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}`, headers: { 'x-api-key': account.apiKey, 'last-event-id': '4294967296' } });
+    list.push({ method: 'GET', path: `/api/v1/stream/sse?workflow_id=${taskId}`, headers: { 'x-api-key': account.apiKey, 'last-event-id': '1-4294967296' } });
+    list.push({ method: 'GET', path: `/api/v1/tasks/${taskId}/events?after_seq=9999999999` });
     return list;
   }
 

@@ -102,4 +102,60 @@ describe('isolation between users and tenants', () => {
     assert.notEqual(other.body.task_id, first.body.task_id);
     assert.equal(other.headers.get('x-idempotency-cached'), null);
   });
+
+  const adminKey = async (admin: Account) => {
+    const key = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'admin key', user_id: admin.userId, scopes: ['tasks:read', 'keys:manage', 'skills:dangerous'] },
+      { authorization: `Bearer ${alice.accessToken}` });
+    assert.equal(key.status, 201, key.text);
+    return key.body.key as string;
+  };
+
+  it('an admin neither acts as nor disarms the owner: no keys for a higher role, no scopes beyond the target\'s role, no rotating or revoking the owner\'s keys', async () => {
+    const dave = await addMember(gateway(), alice, 'dave');
+    await gateway().sql.query(`update memberships set role = 'admin' where user_id = $1 and tenant_id = $2`, [dave.userId, alice.tenantId]);
+    dave.apiKey = await adminKey(dave);
+    const ownersKeys = await gateway().request('GET', '/api/v1/auth/api-keys', undefined, withKey(alice));
+    const ownerKey = ownersKeys.body.api_keys.find((key: { user_id: string }) => key.user_id === alice.userId);
+    const before = (await gateway().sql.query('select count(*)::int as count from api_keys')).rows[0].count;
+
+    const forOwner = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'as owner', user_id: alice.userId, scopes: ['tasks:read'] }, withKey(dave));
+    assert.equal(forOwner.status, 403, forOwner.text);
+    const dangerous = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'dangerous', user_id: carol.userId, scopes: ['tasks:read', 'skills:dangerous'] }, withKey(dave));
+    assert.equal(dangerous.status, 403, dangerous.text);
+    assert.match(dangerous.body.error, /member role does not allow scopes: skills:dangerous/);
+    const rotate = await gateway().request('POST', '/api/v1/auth/api-keys/refresh', { id: ownerKey.id }, withKey(dave));
+    assert.equal(rotate.status, 403, rotate.text);
+    const revoke = await gateway().request('DELETE', `/api/v1/auth/api-keys/${ownerKey.id}`, undefined, withKey(dave));
+    assert.equal(revoke.status, 403, revoke.text);
+    assert.equal((await gateway().request('GET', '/api/v1/auth/me', undefined, withKey(alice))).status, 200, 'the owner\'s key still works');
+    assert.equal((await gateway().sql.query('select count(*)::int as count from api_keys')).rows[0].count, before, 'no key was created');
+
+    const forMember = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'for carol', user_id: carol.userId, scopes: ['tasks:read'] }, withKey(dave));
+    assert.equal(forMember.status, 201, 'an admin still manages members\' keys');
+    assert.equal((await gateway().request('DELETE', `/api/v1/auth/api-keys/${forMember.body.id}`, undefined, withKey(dave))).status, 200);
+  });
+
+  it('a key\'s scopes shrink with its user\'s role: a demoted admin\'s all-scopes key acts as a member', async () => {
+    const erin = await addMember(gateway(), alice, 'erin');
+    await gateway().sql.query(`update memberships set role = 'admin' where user_id = $1 and tenant_id = $2`, [erin.userId, alice.tenantId]);
+    erin.apiKey = await adminKey(erin);
+    const wide = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'wide', scopes: ['tasks:read', 'skills:dangerous', 'keys:manage'] }, withKey(erin));
+    assert.equal(wide.status, 201, wide.text);
+    await gateway().sql.query(`update memberships set role = 'member' where user_id = $1 and tenant_id = $2`, [erin.userId, alice.tenantId]);
+    const me = await gateway().request('GET', '/api/v1/auth/me', undefined, { 'x-api-key': wide.body.key });
+    assert.deepEqual([...me.body.scopes].sort(), ['keys:manage', 'tasks:read']);
+  });
+
+  it('only owners and admins set a key\'s rate limit, and never above the tenant\'s plan', async () => {
+    const fresh = await registerAccount(gateway(), 'fresh');
+    await gateway().sql.query('update tenants set rate_limit_per_minute = null where id = $1', [fresh.tenantId]);
+    const member = await addMember(gateway(), fresh, 'limited');
+    const lift = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'fast', rate_limit_per_minute: 100_000 }, withKey(member));
+    assert.equal(lift.status, 403, lift.text);
+    const overPlan = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'fast', rate_limit_per_minute: 100_000 }, withKey(fresh));
+    assert.equal(overPlan.status, 400, overPlan.text);
+    assert.match(overPlan.body.error, /must not exceed 60/);
+    const within = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'slow', rate_limit_per_minute: 10 }, withKey(fresh));
+    assert.equal(within.status, 201, within.text);
+  });
 });

@@ -36,6 +36,22 @@ describe('policy engine in enforce mode', () => {
     const allowed = await gateway().request('POST', '/api/v1/tasks', { query: 'fine', mode: 'simple', model_tier: 'medium' });
     assert.equal(allowed.status, 200);
   });
+
+  it('holds later budget writes to the same cap: PUT on a task or a session budget over it is a 403 and stores nothing', async () => {
+    const task = await gateway().request('POST', '/api/v1/tasks', { query: 'budgeted', session_id: 'policy-budget-session', context: { mock_delay_ms: 20_000 } });
+    assert.equal(task.status, 200, task.text);
+    const session = (await gateway().sql.query('select session_id from tasks where id = $1', [task.body.task_id])).rows[0].session_id;
+    for (const [path, value] of [[`/api/v1/tasks/${task.body.task_id}/budget`, 1e9], [`/api/v1/sessions/${session}/budget`, 1e12]] as const) {
+      const refused = await gateway().request('PUT', path, { token_budget: value });
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.error, /token budget \d+ exceeds the maximum of 5000/);
+      const within = await gateway().request('PUT', path, { token_budget: 4000 });
+      assert.equal(within.status, 200, within.text);
+    }
+    const stored = await gateway().sql.query('select t.token_budget as task, s.token_budget as session from tasks t join sessions s on s.id = t.session_id where t.id = $1', [task.body.task_id]);
+    assert.deepEqual([Number(stored.rows[0].task), Number(stored.rows[0].session)], [4000, 4000]);
+    await gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/cancel`);
+  });
 });
 
 describe('policy engine in dry-run mode', () => {

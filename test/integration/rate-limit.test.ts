@@ -8,8 +8,10 @@ const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirt
 test('with two processes on one database, the 61st request of a key within a minute is refused', async (t) => {
   const processA = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'rate-a' } });
   const processB = await startGateway(t, { databaseUrl: processA.databaseUrl, env: { ...env, EXECUTOR_ID: 'rate-b' }, args: ['--role', 'gateway'] });
-  const registered = await processA.request('POST', '/api/v1/auth/register', { email: 'limits@example.test', password: 'long-enough-password' });
-  const created = await processA.request('POST', '/api/v1/auth/api-keys', { name: 'limited' }, { authorization: `Bearer ${registered.body.access_token}` });
+  const account = { email: 'limits@example.test', password: 'long-enough-password' };
+  await processA.request('POST', '/api/v1/auth/register', account);
+  const login = await processA.request('POST', '/api/v1/auth/login', account);
+  const created = await processA.request('POST', '/api/v1/auth/api-keys', { name: 'limited' }, { authorization: `Bearer ${login.body.access_token}` });
   const headers = { 'x-api-key': created.body.key };
   // Keep all 61 requests inside one fixed window.
   const secondOfMinute = new Date().getUTCSeconds();
