@@ -71,7 +71,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   installAuthentication(app, deps);
   installRateLimit(app, deps);
   installIdempotency(app, {
-    db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.stopping,
+    db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.stopping, events: deps.events,
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 

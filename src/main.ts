@@ -1,9 +1,11 @@
+import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
+import { purgeIdleTranscripts } from './openai/chat-session.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkResumedTasks } from './tasks/unpark.ts';
 import { logSerializers } from './http/log-serializers.ts';
@@ -90,6 +92,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
   ];
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);
@@ -109,8 +112,9 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await events.close();
     await connection.close();
   });
-  if (app) await app.listen({ host: config.host, port: config.port });
-  logger.info({ role: config.role, port: config.port, environment: config.environment }, 'agentgate started');
+  const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
+  // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
+  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
 }
 
 /**
@@ -136,8 +140,12 @@ function every(intervalMs: number, work: () => Promise<unknown>, name: string, l
 }
 
 function parseRole(args: string[]): ProcessRole {
-  const index = args.indexOf('--role');
-  const role = index === -1 ? 'all' : args[index + 1];
+  let role: string;
+  try {
+    role = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } }).values.role;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}; ${USAGE}`);
+  }
   if (role === 'all' || role === 'gateway' || role === 'worker') return role;
   throw new Error(`invalid --role ${role}; ${USAGE}`);
 }

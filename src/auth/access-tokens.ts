@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Role } from './caller.ts';
+import { isUuid } from '../uuid.ts';
 
 const ISSUER = 'agentgate';
 const AUDIENCE = 'agentgate-api';
@@ -24,8 +25,6 @@ export async function issueAccessToken(secret: string, ttlSeconds: number, claim
     .sign(secretKey(secret));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
 
 /**
  * Verifies signature, algorithm (HS256 only: no `none`, no key confusion), issuer, audience, expiry, and

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError, isAppError, tooManyRequests } from '../errors.ts';
-import { countHit } from '../http/fixed-window.ts';
+import { countHit, secondsUntilReset } from '../http/fixed-window.ts';
+import { isUuid } from '../uuid.ts';
 import { recordAudit } from './audit.ts';
 import { looksLikeApiKey } from './api-key-secret.ts';
 import { DEVELOPMENT_CALLER, hasScope, type Caller } from './caller.ts';
@@ -51,7 +52,7 @@ async function throttleDenials(deps: Deps, request: FastifyRequest, error: AppEr
     await recordAudit(deps.db, { type: 'auth_denied', ip: request.ip, details: { status: error.statusCode, reason: error.message, route: request.routeOptions.url ?? null } });
   }
   if (window.count > deps.config.auth.loginAttemptsPerIp) {
-    throw tooManyRequests(Math.max(1, window.resetAt - Math.floor(Date.now() / 1000)), 'Too many unauthenticated requests from this address');
+    throw tooManyRequests(secondsUntilReset(window), 'Too many unauthenticated requests from this address');
   }
 }
 
@@ -73,7 +74,7 @@ function extractCredential(request: FastifyRequest): Credential | undefined {
 function tenantHeader(request: FastifyRequest): string | undefined {
   const value = request.headers['x-tenant-id'];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+  if (!isUuid(value)) {
     throw new AppError(403, 'Forbidden: not a member of this tenant');
   }
   return value.toLowerCase();

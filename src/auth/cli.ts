@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import type { Db } from '../db/database.ts';
 import { normaliseEmail, createTenantWithOwner } from './accounts.ts';
 import { insertApiKey } from './api-keys.ts';
@@ -20,13 +21,19 @@ export async function createAdminKey(db: Db, command: CreateKeyCommand) {
   return insertApiKey(db, { ...owner, name: command.name, scopes: ['*'], environment: command.environment, expiresAt: null, rateLimitPerMinute: null });
 }
 
+const KEYS_USAGE = 'usage: npm run keys -- create --email <email> [--tenant <name>] [--name <key name>] [--test]';
+
 export function parseKeyCommand(args: string[]): CreateKeyCommand {
-  const [action, ...options] = args;
-  const value = (flag: string) => {
-    const index = options.indexOf(flag);
-    return index === -1 ? undefined : options[index + 1];
-  };
-  const email = value('--email');
-  if (action !== 'create' || !email) throw new Error('usage: npm run keys -- create --email <email> [--tenant <name>] [--name <key name>] [--test]');
-  return { email, tenantName: value('--tenant'), name: value('--name') ?? 'admin', environment: options.includes('--test') ? 'test' : 'live' };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args, allowPositionals: true,
+      options: { email: { type: 'string' }, tenant: { type: 'string' }, name: { type: 'string', default: 'admin' }, test: { type: 'boolean', default: false } },
+    });
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}\n${KEYS_USAGE}`);
+  }
+  const { positionals: [action], values } = parsed;
+  if (action !== 'create' || parsed.positionals.length !== 1 || !values.email) throw new Error(KEYS_USAGE);
+  return { email: values.email, tenantName: values.tenant, name: values.name, environment: values.test ? 'test' : 'live' };
 }

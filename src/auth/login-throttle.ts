@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import { tooManyRequests } from '../errors.ts';
-import { countHit, peekHits } from '../http/fixed-window.ts';
+import { countHit, peekHits, throttle } from '../http/fixed-window.ts';
 
 const IP_WINDOW_SECONDS = 60;
 const FAILURE_WINDOW_SECONDS = 15 * 60;
@@ -12,8 +12,7 @@ export interface ThrottleLimits { perIp: number; perAccount: number }
  * account itself: keyed by account alone, anyone who knows an email could lock its owner out.
  */
 export async function checkLoginAllowed(db: Db, limits: ThrottleLimits, ip: string, email: string): Promise<void> {
-  const byIp = await countHit(db, `login:ip:${ip}`, IP_WINDOW_SECONDS);
-  if (byIp.count > limits.perIp) throw tooManyRequests(secondsUntil(byIp.resetAt), 'Too many login attempts');
+  await throttle(db, `login:ip:${ip}`, IP_WINDOW_SECONDS, limits.perIp, 'Too many login attempts');
   const failures = await peekHits(db, failureKey(email, ip), FAILURE_WINDOW_SECONDS);
   if (failures >= limits.perAccount) throw tooManyRequests(FAILURE_WINDOW_SECONDS, 'Too many failed logins for this account; try again later');
 }
@@ -23,5 +22,3 @@ export async function recordLoginFailure(db: Db, email: string, ip: string): Pro
 }
 
 const failureKey = (email: string, ip: string) => `login:account-ip:${ip}:${email}`;
-
-const secondsUntil = (unixSeconds: number) => Math.max(1, unixSeconds - Math.floor(Date.now() / 1000));

@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.ts';
-import { tooManyRequests } from '../errors.ts';
 import type { App } from '../http/app-type.ts';
-import { countHit } from '../http/fixed-window.ts';
+import { throttle } from '../http/fixed-window.ts';
 import { ErrorBody } from '../tasks/schemas.ts';
 import { describeCaller, login, register } from './accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './api-keys.ts';
@@ -19,8 +18,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
  */
 export async function authRoutes(app: App, deps: Deps) {
   const throttleIp = async (request: { ip: string; routeOptions: { url?: string } }) => {
-    const window = await countHit(deps.db, `auth:${request.routeOptions.url}:${request.ip}`, 60);
-    if (window.count > deps.config.auth.loginAttemptsPerIp) throw tooManyRequests(Math.max(1, window.resetAt - Math.floor(Date.now() / 1000)));
+    await throttle(deps.db, `auth:${request.routeOptions.url}:${request.ip}`, 60, deps.config.auth.loginAttemptsPerIp, 'Rate limit exceeded');
   };
 
   app.post('/api/v1/auth/register', {

@@ -67,6 +67,12 @@ export interface AuditLogsTable {
   created_at: Timestamp;
 }
 
+export interface StreamLeasesTable {
+  id: string;
+  credential_key: string;
+  renewed_at: Generated<Timestamp>;
+}
+
 export interface RateLimitWindowsTable {
   key: string;
   window_start: number;
@@ -205,6 +211,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   audit_logs: AuditLogsTable;
   rate_limit_windows: RateLimitWindowsTable;
+  stream_leases: StreamLeasesTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -14,7 +14,7 @@ export interface EventHub {
 
 /**
  * One LISTEN connection per process turns Postgres notifications into wake-ups of the subscribers of a
- * task. Notifications only say "look again": subscribers read the log after their own cursor, so the
+ * task (or of any other key notified on the channel, such as an idempotency scope). Notifications only say "look again": subscribers read the log after their own cursor, so the
  * database stays the single record and nothing depends on a notification arriving.
  */
 export async function createEventHub(connectionString: string, logger: Logger): Promise<EventHub> {

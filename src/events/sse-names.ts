@@ -14,6 +14,11 @@ const SSE_NAMES: Record<string, string> = {
   WORKFLOW_CANCELLED: 'workflow.cancelled',
 };
 
+const TYPES_BY_SSE_NAME = new Map(Object.entries(SSE_NAMES).map(([type, name]) => [name, type]));
+
+/** The event type an SSE event name stands for (`thread.message.delta` → `LLM_PARTIAL`); undefined when none. */
+export const eventTypeOfSseName = (name: string): string | undefined => TYPES_BY_SSE_NAME.get(name);
+
 /** One task event as an SSE frame: id is the stream id, data carries `type` and `seq` (STREAM_END is `[DONE]`). */
 export function toSseFrame(event: TaskEvent): SseFrame {
   const name = SSE_NAMES[event.type] ?? event.type;

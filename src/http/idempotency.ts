@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { conflict, serviceUnavailable } from '../errors.ts';
+import { EVENTS_CHANNEL, type EventHub } from '../events/event-hub.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +24,8 @@ declare module 'fastify' {
 /** Headers of a cached answer worth replaying (ids, location, content type). */
 const REPLAYED_HEADERS = ['content-type', 'x-workflow-id', 'x-session-id', 'location', 'link', 'etag'];
 const WAIT_FOR_FIRST_MS = 30_000;
+/** A duplicate is woken when the first answers; it looks again at least this often in case the wake-up was lost. */
+const RECHECK_MS = 1_000;
 
 export interface IdempotencyOptions {
   db: Db;
@@ -31,6 +33,8 @@ export interface IdempotencyOptions {
   /** An in-progress record older than this belonged to a request that died; a duplicate may take over. */
   claimTimeoutSeconds: number;
   stopping: AbortSignal;
+  /** Wakes waiting duplicates, in any process, when the first request answers. */
+  events: EventHub;
 }
 
 interface StoredAnswer { state: string; status_code: number | null; headers: Record<string, string> | null; body: string | null }
@@ -41,7 +45,7 @@ interface StoredAnswer { state: string; status_code: number | null; headers: Rec
  * the first to finish instead of running twice; a non-2xx answer is forgotten so a retry runs anew.
  */
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
-  const { db, ttlSeconds, claimTimeoutSeconds, stopping } = options;
+  const { db, ttlSeconds, claimTimeoutSeconds, stopping, events } = options;
 
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
@@ -52,15 +56,20 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const replayAnswer = request.routeOptions.config.replayAnswer ?? true;
     if (!(typeof replayAnswer === 'function' ? replayAnswer(request) : replayAnswer)) return;
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-    while (Date.now() < deadline) {
-      if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key', 2);
-      if (await claim(db, scope, key, ttlSeconds, claimTimeoutSeconds)) {
-        request.idempotencyClaimed = true;
-        return;
+    const wakeUps = listenForAnswer(events, scope);
+    try {
+      while (Date.now() < deadline) {
+        if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key', 2);
+        if (await claim(db, scope, key, ttlSeconds, claimTimeoutSeconds)) {
+          request.idempotencyClaimed = true;
+          return;
+        }
+        const stored = await readStored(db, scope);
+        if (stored?.state === 'completed') return replay(reply, stored, key);
+        await wakeUps.next(Math.min(RECHECK_MS, deadline - Date.now()));
       }
-      const stored = await readStored(db, scope);
-      if (stored?.state === 'completed') return replay(reply, stored, key);
-      await sleep(25);
+    } finally {
+      wakeUps.stop();
     }
     throw conflict('A request with this Idempotency-Key is still in progress');
   });
@@ -78,8 +87,41 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     } else {
       await db.deleteFrom('idempotency_records').where('scope_hash', '=', scope).execute();
     }
+    events.wake(answerKey(scope));
+    await sql`select pg_notify(${EVENTS_CHANNEL}, ${answerKey(scope)})`.execute(db);
     return payload;
   });
+}
+
+const answerKey = (scope: string) => `idempotency:${scope}`;
+
+/** Wake-ups for the duplicates of a request: `next` resolves when the first answers, or after `ms`. */
+function listenForAnswer(events: EventHub, scope: string) {
+  let woken = false;
+  let resolveWait: (() => void) | undefined;
+  const unsubscribe = events.subscribe(answerKey(scope), () => {
+    woken = true;
+    resolveWait?.();
+  });
+  return {
+    next(ms: number): Promise<void> {
+      if (woken) {
+        woken = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          resolveWait = undefined;
+          woken = false;
+          resolve();
+        }
+        resolveWait = done;
+      });
+    },
+    stop: unsubscribe,
+  };
 }
 
 function scopeHash(request: FastifyRequest, key: string): string {

@@ -4,30 +4,36 @@ import { credentialKey } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
-import { countHit } from './fixed-window.ts';
+import { countHits, secondsUntilReset } from './fixed-window.ts';
 
 const WINDOW_SECONDS = 60;
 /** Plans scale the base per-minute limit; a tenant or a key may set its own. */
 const PLAN_MULTIPLIER: Record<string, number> = { free: 1, pro: 5, enterprise: 20 };
 
 /**
- * Per-credential fixed window (spec 8): one minute, counted in Postgres. No burst allowance on top:
- * all of the minute's requests may arrive at once, none beyond them. Every response carries the
- * X-RateLimit-* headers; the 61st request answers 429 with Retry-After.
+ * Per-credential fixed window (spec 8): one minute, counted in Postgres, with a burst allowance: at most a
+ * third of the minute's requests in any one second (20/s at the default 60/min, as spec 8 puts it), so a
+ * client cannot spend its whole minute in one instant. Every response carries the X-RateLimit-* headers of
+ * the minute window; a refusal answers 429 with Retry-After.
  */
 export function installRateLimit(app: FastifyInstance, deps: Deps): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.caller || request.caller.authMethod === 'development' || request.routeOptions.config.ownRateLimit) return;
     const limit = await limitFor(deps, request.caller.tenantId, request.caller.apiKeyId);
-    const window = await countHit(deps.db, `rate:${credentialKey(request.caller)}`, WINDOW_SECONDS);
+    const key = credentialKey(request.caller);
+    const [minute, second] = await countHits(deps.db, [{ key: `rate:${key}`, windowSeconds: WINDOW_SECONDS }, { key: `burst:${key}`, windowSeconds: 1 }]);
     reply.headers({
       'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': String(Math.max(0, limit - window.count)),
-      'x-ratelimit-reset': String(window.resetAt),
+      'x-ratelimit-remaining': String(Math.max(0, limit - minute.count)),
+      'x-ratelimit-reset': String(minute.resetAt),
     });
-    if (window.count > limit) throw tooManyRequests(Math.max(1, window.resetAt - Math.floor(Date.now() / 1000)));
+    if (minute.count > limit) throw tooManyRequests(secondsUntilReset(minute));
+    const burst = burstPerSecond(limit);
+    if (second.count > burst) throw tooManyRequests(1, `Rate limit exceeded: at most ${burst} requests per second`);
   });
 }
+
+export const burstPerSecond = (perMinute: number) => Math.ceil(perMinute / 3);
 
 async function limitFor(deps: Deps, tenantId: string, apiKeyId: string | undefined): Promise<number> {
   const { rows } = await sql<{ key_limit: number | null; tenant_limit: number | null; plan: string }>`

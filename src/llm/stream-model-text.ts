@@ -16,6 +16,16 @@ export type StreamModelTextRequest = {
   mockDelayMs?: number;
   mockAnswerWords?: number;
   onDelta?: (text: string) => void;
+  /** Awaited before the next candidate is tried, after one failed without delivering text. */
+  onFallback?: (fallback: ModelFallback) => Promise<void>;
+};
+
+export type ModelFallback = {
+  /** 1 for the first candidate. */
+  attempt: number;
+  failed: { provider: string; model: string };
+  next: { provider: string; model: string };
+  error: string;
 };
 
 export type ModelTextResult = {
@@ -40,7 +50,8 @@ export async function streamModelText(
   request: StreamModelTextRequest,
 ): Promise<ModelTextResult> {
   const failures: string[] = [];
-  for (const candidate of registry.resolveCandidates(request.selection)) {
+  const candidates = registry.resolveCandidates(request.selection);
+  for (const [index, candidate] of candidates.entries()) {
     const progress = { hasDeliveredText: false };
     try {
       return { ...await streamCandidate(candidate, request, progress), attempts: failures.length + 1 };
@@ -49,10 +60,18 @@ export async function streamModelText(
       const failure = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${errorMessage(error)}`;
       if (progress.hasDeliveredText) throw new Error(`model call failed mid-answer (${failure})`, { cause: error });
       failures.push(failure);
+      const next = candidates[index + 1];
+      if (next !== undefined) {
+        await request.onFallback?.({
+          attempt: index + 1, failed: modelName(candidate), next: modelName(next), error: errorMessage(error),
+        });
+      }
     }
   }
   throw new Error(`model call failed (${failures.join('; ')})`);
 }
+
+const modelName = ({ catalogModel }: ModelCandidate) => ({ provider: catalogModel.provider, model: catalogModel.name });
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -1,49 +1,84 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
+import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { SESSION_ID_PATTERN } from '../tasks/schemas.ts';
 import type { ChatTask } from './chat-task.ts';
 
 export interface ChatSession {
-  sessionId: string;
-  /** Tell the client the id: the session is new, or the derived id collided with another conversation. */
-  announce: boolean;
+  /** What the task is submitted with: X-Session-ID, the UUID of the session the conversation continues, or undefined (a new one). */
+  sessionId: string | undefined;
+  /** Whether the client must be told the session the task landed in (spec 4.11: new sessions and collisions). */
+  shouldAnnounce(sessionUuid: string): boolean;
+  /** Records the answer the client was given, so that its next turn finds the session. Never throws. */
+  rememberAnswer(sessionUuid: string, answer: string): Promise<void>;
 }
-
-const MAX_COLLISIONS = 20;
 
 /**
- * The conversation's session (spec 4.11): `X-Session-ID` when given; otherwise an id derived, per user,
- * from a hash of the system message and the first user message (or the `user` field). A derived id whose
- * session holds a different conversation (its earlier questions do not match this one's) is a collision:
- * the next free suffix is used instead.
+ * The conversation's session (spec 4.11): `X-Session-ID` when given. Otherwise a request whose messages hold
+ * no earlier turn opens a new conversation, and so a new session, however many share its opening; a later
+ * turn continues the session in which its earlier messages (user, system prompt, every message before the
+ * question, answers included) were answered, found with one query by a hash of them. See docs/decisions.md.
  */
-export async function resolveChatSession(db: Db, caller: Caller, header: string | undefined, chat: ChatTask, user: string | undefined): Promise<ChatSession> {
+export async function resolveChatSession(deps: Deps, caller: Caller, header: string | undefined, chat: ChatTask, user: string | undefined): Promise<ChatSession> {
   if (header !== undefined) {
     if (!new RegExp(SESSION_ID_PATTERN).test(header)) throw badRequest('invalid X-Session-ID: use 1-128 letters, digits, ":", "_", "-" or "."');
-    return { sessionId: header, announce: (await sessionQueries(db, caller, header)) === undefined };
+    const existed = await hasLiveSession(deps, caller, header);
+    return { sessionId: header, shouldAnnounce: () => !existed, rememberAnswer: async () => {} };
   }
-  const base = `chat-${createHash('sha256').update(JSON.stringify([user ?? '', chat.systemPrompt ?? '', chat.firstUserMessage])).digest('hex').slice(0, 24)}`;
-  const earlierQuestions = chat.history.filter((message) => message.role === 'user').map((message) => message.content);
-  for (let attempt = 0; attempt < MAX_COLLISIONS; attempt += 1) {
-    const candidate = attempt === 0 ? base : `${base}-${attempt}`;
-    const queries = await sessionQueries(db, caller, candidate);
-    if (queries === undefined) return { sessionId: candidate, announce: true };
-    if (sameQuestions(queries, earlierQuestions)) return { sessionId: candidate, announce: attempt > 0 };
-  }
-  throw badRequest('too many conversations share this opening; send X-Session-ID');
+  const continued = chat.history.length === 0
+    ? undefined : await findTranscriptSession(deps, caller, transcriptKey(user, chat.systemPrompt, chat.history));
+  return {
+    sessionId: continued,
+    shouldAnnounce: (sessionUuid) => sessionUuid !== continued,
+    rememberAnswer: (sessionUuid, answer) => rememberTranscript(deps, caller, sessionUuid, transcriptKey(user, chat.systemPrompt, answeredTranscript(chat, answer))),
+  };
 }
 
-/** The queries of the caller's live session with this custom id, oldest first; undefined when there is none. */
-async function sessionQueries(db: Db, caller: Caller, externalId: string): Promise<string[] | undefined> {
-  const session = await db.selectFrom('sessions').select('id')
+/** What the client sends back as the earlier messages of its next turn. */
+export function answeredTranscript(chat: ChatTask, answer: string): ConversationMessage[] {
+  return [...chat.history, { role: 'user', content: chat.query }, { role: 'assistant', content: answer }];
+}
+
+/** Whitespace around a message is not part of it: clients trim what they send back. */
+export function transcriptKey(user: string | undefined, systemPrompt: string | undefined, messages: ConversationMessage[]): string {
+  const transcript = [user ?? '', systemPrompt?.trim() ?? '', messages.map((message) => [message.role, message.content.trim()])];
+  return createHash('sha256').update(JSON.stringify(transcript)).digest('hex');
+}
+
+async function hasLiveSession(deps: Deps, caller: Caller, externalId: string): Promise<boolean> {
+  const session = await deps.db.selectFrom('sessions').select('id')
     .where('tenant_id', '=', caller.tenantId).where('user_id', '=', caller.userId).where('external_id', '=', externalId)
     .where('deleted_at', 'is', null).executeTakeFirst();
-  if (!session) return undefined;
-  const tasks = await db.selectFrom('tasks').select('query').where('session_id', '=', session.id).orderBy('created_at').execute();
-  return tasks.map((task) => task.query);
+  return session !== undefined;
 }
 
-const sameQuestions = (stored: string[], incoming: string[]) =>
-  stored.length === incoming.length && stored.every((query, index) => query === incoming[index].trim());
+/** Undefined when the transcript is unknown, or known from several sessions (undecidable). */
+async function findTranscriptSession(deps: Deps, caller: Caller, key: string): Promise<string | undefined> {
+  const { rows } = await sql<{ session_id: string | null }>`
+    select session_id from chat_transcripts
+    where tenant_id = ${caller.tenantId} and user_id = ${caller.userId} and transcript_key = ${key}`.execute(deps.db);
+  return rows[0]?.session_id ?? undefined;
+}
+
+/** A transcript answered in a second session can no longer name one: it keeps no session. */
+async function rememberTranscript(deps: Deps, caller: Caller, sessionUuid: string, key: string): Promise<void> {
+  try {
+    await sql`
+      insert into chat_transcripts as c (tenant_id, user_id, transcript_key, session_id)
+      values (${caller.tenantId}, ${caller.userId}, ${key}, ${sessionUuid})
+      on conflict (tenant_id, user_id, transcript_key) do update
+        set session_id = case when c.session_id = excluded.session_id then c.session_id end, updated_at = now()`.execute(deps.db);
+  } catch (error) {
+    // The answer is already the client's; its next turn merely starts a new session.
+    deps.logger.warn({ err: error, session_id: sessionUuid }, 'chat transcript not remembered');
+  }
+}
+
+/** Transcripts of conversations idle longer than a session lives name nothing worth continuing. */
+export async function purgeIdleTranscripts(db: Db, idleDays: number): Promise<void> {
+  await sql`delete from chat_transcripts where updated_at < now() - make_interval(days => ${idleDays})`.execute(db);
+}

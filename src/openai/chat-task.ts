@@ -10,7 +10,6 @@ export interface ChatTask {
   systemPrompt: string | undefined;
   /** Every message before the last user message except the system prompt, oldest first. */
   history: ConversationMessage[];
-  firstUserMessage: string;
   maxTokens: number;
 }
 
@@ -31,7 +30,6 @@ export function toChatTask(request: ChatCompletionRequest, model: ServiceModel):
     query: messages[queryIndex].content,
     systemPrompt: systemIndex === -1 ? undefined : messages[systemIndex].content,
     history,
-    firstUserMessage: messages.find((message) => message.role === 'user')!.content,
     maxTokens: Math.min(request.max_tokens ?? model.defaultMaxTokens, MAX_TOKENS_CAP),
   };
 }

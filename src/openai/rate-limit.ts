@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { credentialKey, type Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
-import { countHit, peekHits } from '../http/fixed-window.ts';
+import { countHit, peekHits, secondsUntilReset } from '../http/fixed-window.ts';
 
 const WINDOW_SECONDS = 60;
 
@@ -22,9 +22,9 @@ export async function checkChatLimits(deps: Deps, caller: Caller, model: string,
     'x-ratelimit-remaining-requests': String(Math.max(0, requestsPerMinute - requests.count)),
     'x-ratelimit-limit-tokens': String(tokensPerMinute),
     'x-ratelimit-remaining-tokens': String(Math.max(0, tokensPerMinute - tokens)),
-    'x-ratelimit-reset-requests': `${Math.max(1, requests.resetAt - Math.floor(Date.now() / 1000))}s`,
+    'x-ratelimit-reset-requests': `${secondsUntilReset(requests)}s`,
   });
-  const retryAfter = Math.max(1, requests.resetAt - Math.floor(Date.now() / 1000));
+  const retryAfter = secondsUntilReset(requests);
   if (requests.count > requestsPerMinute) throw tooManyRequests(retryAfter, `Rate limit exceeded: ${requestsPerMinute} requests per minute for ${model}`);
   if (tokens >= tokensPerMinute) throw tooManyRequests(retryAfter, `Rate limit exceeded: ${tokensPerMinute} tokens per minute for ${model}`);
   return async (used) => { if (used > 0) await countHit(deps.db, `${key}:tokens`, WINDOW_SECONDS, used); };

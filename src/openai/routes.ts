@@ -54,23 +54,25 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const chat = toChatTask(request.body, model);
       const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
       const header = request.headers['x-session-id'];
-      const lease = request.body.stream ? deps.streamSlots.open(request, reply) : undefined;
-      const session = await resolveChatSession(deps.db, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
+      const lease = request.body.stream ? await deps.streamSlots.open(request, reply) : undefined;
+      const session = await resolveChatSession(deps, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined,
         context: chatTaskContext(chat, model),
       }, { taskId: idempotentResourceId(request) });
-      if (session.announce) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
+      if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
+      const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);
       if (lease) {
         return streamCompletion(deps, request, reply, {
           lease, taskId: submitted.taskId, model: model.id, includeUsage: request.body.stream_options?.include_usage === true,
-          onUsage: (usage) => chargeTokens(usage.total_tokens),
+          onUsage: (usage) => chargeTokens(usage.total_tokens), onAnswer: rememberAnswer,
         });
       }
       await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.stopping);
       if (deps.stopping.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
       const completion = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
+      await rememberAnswer(completion.choices[0].message.content);
       return completion;
     });
   });

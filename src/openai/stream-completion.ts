@@ -17,12 +17,18 @@ const SERVICE_EVENT_TYPES = new Set([
   'BUDGET_THRESHOLD', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION',
 ]);
 
-interface StreamOptions { lease: StreamLease; taskId: string; model: string; includeUsage: boolean; onUsage: (usage: TaskUsage) => Promise<void> }
+interface StreamOptions {
+  lease: StreamLease; taskId: string; model: string; includeUsage: boolean;
+  onUsage: (usage: TaskUsage) => Promise<void>;
+  /** Called with the answer once its text has been sent, before the chunk that ends it. */
+  onAnswer?: (answer: string) => Promise<void>;
+}
 
 /**
- * Streams a task as `chat.completion.chunk`s: the role first, then the final answer's real token deltas
- * as the model produces them, service events alongside, a last chunk with `finish_reason: "stop"` (and
- * usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream.
+ * Streams a task as `chat.completion.chunk`s: the final answer's real token deltas as the model produces
+ * them, the first carrying the role too (spec 4.11), service events alongside on empty-delta chunks, a last
+ * chunk with `finish_reason: "stop"` (and usage when asked), then `[DONE]`. The chunks are read from the
+ * task's event log like any stream.
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const sse = openSse(request, reply, {
@@ -30,17 +36,17 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   });
   const chunk = createChunker(options.model);
   let streamedAnswer = false;
+  const sendContent = async (text: string) => { if (text !== '') await sse.send({ data: chunk.content(text) }); };
   try {
-    await sse.send({ data: chunk({ role: 'assistant', content: '' }) });
     const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
     for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal, logger: deps.logger })) {
       if (isAnswerDelta(event)) {
         streamedAnswer = true;
-        await sse.send({ data: chunk({ content: event.message ?? '' }) });
+        await sendContent(event.message ?? '');
       } else if (event.type === 'LLM_OUTPUT' && event.agent_id === 'final_output' && !streamedAnswer) {
-        await sse.send({ data: chunk({ content: event.message ?? '' }) });
+        await sendContent(event.message ?? '');
       } else if (SERVICE_EVENT_TYPES.has(event.type)) {
-        await sse.send({ data: chunk({}, null, { service_events: [toServiceEvent(event)] }) });
+        await sse.send({ data: chunk.other({}, null, { service_events: [toServiceEvent(event)] }) });
       }
     }
     if (sse.signal.aborted) return;
@@ -55,26 +61,40 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   }
 }
 
-async function finish(deps: Deps, sse: SseStream, chunk: ReturnType<typeof createChunker>, options: StreamOptions): Promise<void> {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'error']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
+async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: StreamOptions): Promise<void> {
+  const task = await deps.db.selectFrom('tasks').select(['status', 'error', 'result']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
   const usage = await taskUsage(deps, options.taskId);
   await options.onUsage(usage);
   if (task.status !== 'COMPLETED') {
     await sse.send({ data: JSON.stringify({ error: { message: `the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, type: 'server_error', code: 'internal_error' } }) });
   } else {
-    await sse.send({ data: chunk({}, 'stop', options.includeUsage ? { usage } : {}) });
+    // An empty answer still tells the client whose message this is.
+    if (!chunk.hasSentRole()) await sse.send({ data: chunk.content('') });
+    // Before the client can know the answer is whole, so its next turn always finds it.
+    await options.onAnswer?.(task.result ?? '');
+    await sse.send({ data: chunk.other({}, 'stop', options.includeUsage ? { usage } : {}) });
   }
   await sse.send({ data: '[DONE]' });
 }
 
+type Chunker = ReturnType<typeof createChunker>;
+
+/** Chunk bodies of one completion; the first chunk with content carries the role too. */
 function createChunker(model: string) {
   const id = completionId();
   const created = unixSeconds();
-  return (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => JSON.stringify({
+  let sentRole = false;
+  const other = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => JSON.stringify({
     id, object: 'chat.completion.chunk', created, model,
     choices: [{ index: 0, delta, finish_reason: finishReason }],
     ...extra,
   });
+  const content = (text: string) => {
+    const delta = sentRole ? { content: text } : { role: 'assistant', content: text };
+    sentRole = true;
+    return other(delta);
+  };
+  return { content, other, hasSentRole: () => sentRole };
 }
 
 /** Token deltas of the agent whose output is the task's answer (workflows mark them `final_answer`). */

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '../uuid.ts';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 export interface ResolvedSession {
   id: string;

@@ -23,7 +23,7 @@ export async function streamingRoutes(app: App, deps: Deps) {
       lastEventId: (typeof header === 'string' && header.trim() !== '' ? header : undefined) ?? request.query.last_event_id,
       types: request.query.types,
     });
-    request.streamLease = deps.streamSlots.open(request, reply);
+    request.streamLease = await deps.streamSlots.open(request, reply);
   };
 
   app.get('/api/v1/stream/sse', {

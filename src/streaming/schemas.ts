@@ -2,7 +2,10 @@ import { Type } from 'typebox';
 
 export const StreamQuery = Type.Object({
   workflow_id: Type.Optional(Type.String({ maxLength: 128 })),
-  types: Type.Optional(Type.String({ maxLength: 2000 })),
+  types: Type.Optional(Type.String({
+    maxLength: 2000,
+    description: 'comma-separated event types, or the SSE names they are sent under (thread.message.delta …); an unknown name answers 400',
+  })),
   last_event_id: Type.Optional(Type.String({ maxLength: 64 })),
 });
 

@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { credentialKey } from '../auth/caller.ts';
 import { resolveCaller } from '../auth/resolve-credential.ts';
+import type { Db } from '../db/database.ts';
+import { retryConflicts } from '../db/retry.ts';
 import type { Deps } from '../deps.ts';
 import { isAppError, tooManyRequests } from '../errors.ts';
 
@@ -12,34 +16,33 @@ export interface StreamLease {
 
 export interface StreamSlots {
   /** Takes one of the caller's stream slots (429 when none is free) for as long as the connection lasts. */
-  open(request: FastifyRequest, reply: FastifyReply): StreamLease;
+  open(request: FastifyRequest, reply: FastifyReply): Promise<StreamLease>;
 }
 
-/**
- * Concurrent streams per credential (spec 8: 100 per API key), counted in this process: a stream is
- * bound to the process serving it, so the count lives where the connection does. SSE, WebSocket and
- * streaming chat completions share the count. A slot is freed when its connection closes, whether or
- * not a stream was ever served on it, and an open stream re-checks its credential periodically.
- */
-export function createStreamSlots(deps: Pick<Deps, 'db' | 'config' | 'logger'>): StreamSlots {
-  const open = new Map<string, number>();
-  const { maxPerKey, credentialCheckMs } = deps.config.streams;
+/** How often a process renews the leases of its open streams, and how long an unrenewed lease still counts. */
+const RENEW_INTERVAL_MS = 15_000;
+const LEASE_TTL_SECONDS = 45;
 
-  const take = (key: string) => {
-    const count = open.get(key) ?? 0;
-    if (count >= maxPerKey) throw tooManyRequests(5, `Too many concurrent streams (at most ${maxPerKey} per API key)`);
-    open.set(key, count + 1);
-  };
-  const give = (key: string) => {
-    const remaining = (open.get(key) ?? 1) - 1;
-    if (remaining <= 0) open.delete(key);
-    else open.set(key, remaining);
-  };
+type SlotDeps = Pick<Deps, 'db' | 'config' | 'logger'>;
+
+/**
+ * Concurrent streams per credential (spec 8: 100 per API key), counted in Postgres across every process:
+ * a slot is a lease row, taken under an advisory lock on the credential so two processes cannot both take
+ * the last one, and renewed while its connection is open (a process that dies stops renewing, and its
+ * leases stop counting). SSE, WebSocket and streaming chat completions share the count. A slot is freed
+ * when its connection closes, whether or not a stream was ever served on it, and an open stream re-checks
+ * its credential periodically.
+ */
+export function createStreamSlots(deps: SlotDeps): StreamSlots {
+  const { maxPerKey, credentialCheckMs } = deps.config.streams;
+  const held = new Set<string>();
+  const renew = setInterval(() => void renewLeases(deps, held), RENEW_INTERVAL_MS);
+  renew.unref();
 
   return {
-    open(request, reply) {
-      const key = credentialKey(request.caller);
-      take(key);
+    async open(request, reply) {
+      const leaseId = await takeLease(deps.db, credentialKey(request.caller), maxPerKey);
+      held.add(leaseId);
       const revoked = new AbortController();
       const recheck = setInterval(() => void checkCredential(deps, request, revoked), credentialCheckMs);
       recheck.unref();
@@ -48,16 +51,42 @@ export function createStreamSlots(deps: Pick<Deps, 'db' | 'config' | 'logger'>):
         if (released) return;
         released = true;
         clearInterval(recheck);
-        give(key);
+        held.delete(leaseId);
+        deps.db.deleteFrom('stream_leases').where('id', '=', leaseId).execute()
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'could not free a stream slot; it lapses unrenewed'));
       };
       // An upgraded WebSocket lives on the socket; any other request ends with its response.
       (request.ws ? request.raw.socket : reply.raw).once('close', release);
+      if (request.raw.socket.destroyed) release();
       return { revoked: revoked.signal, release };
     },
   };
 }
 
-async function checkCredential(deps: Pick<Deps, 'db' | 'config' | 'logger'>, request: FastifyRequest, revoked: AbortController): Promise<void> {
+async function takeLease(db: Db, key: string, maxPerKey: number): Promise<string> {
+  return retryConflicts(() => db.transaction().execute(async (transaction) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`stream:${key}`}, 0))`.execute(transaction);
+    const { rows } = await sql<{ open: number }>`
+      select count(*)::int as open from stream_leases
+      where credential_key = ${key} and renewed_at > now() - make_interval(secs => ${LEASE_TTL_SECONDS})`.execute(transaction);
+    if (rows[0].open >= maxPerKey) throw tooManyRequests(5, `Too many concurrent streams (at most ${maxPerKey} per API key)`);
+    const id = randomUUID();
+    await transaction.insertInto('stream_leases').values({ id, credential_key: key }).execute();
+    return id;
+  }));
+}
+
+/** Keeps this process's leases counting, and clears the leases of processes that died. */
+async function renewLeases(deps: SlotDeps, held: Set<string>): Promise<void> {
+  try {
+    if (held.size > 0) await deps.db.updateTable('stream_leases').set({ renewed_at: sql`now()` as never }).where('id', 'in', [...held]).execute();
+    await sql`delete from stream_leases where renewed_at < now() - make_interval(secs => ${LEASE_TTL_SECONDS * 4})`.execute(deps.db);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'could not renew stream slots');
+  }
+}
+
+async function checkCredential(deps: SlotDeps, request: FastifyRequest, revoked: AbortController): Promise<void> {
   if (!request.credential || revoked.signal.aborted) return;
   try {
     await resolveCaller(deps.db, deps.config, request.credential, request.caller.tenantId);

@@ -9,7 +9,7 @@ import { roundUsd, toTaskView } from './task-view.ts';
 
 export async function getTaskView(deps: Deps, caller: Caller, taskId: string) {
   const task = await findOwnedTask(deps.db, caller, taskId);
-  return toTaskView(task, await usageBreakdown(deps.db, taskId));
+  return toTaskView(task, await usageBreakdown(deps.db, taskId), deps.config.budgets.taskTokens);
 }
 
 export async function listTaskSummaries(deps: Deps, caller: Caller, query: Static<typeof ListTasksQuery>) {

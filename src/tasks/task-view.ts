@@ -6,25 +6,43 @@ import { isTerminal, toStatusName } from './status-names.ts';
 type OwnedTask = TaskRow & { session_external_id: string | null };
 
 /** GET /api/v1/tasks/{id} (spec 2.5), with `unified_response` (2.6) and the per-model breakdown. */
-export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[]): TaskViewBody {
+export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[], defaultBudget: number): TaskViewBody {
   const usage = sumUsage(breakdown);
   const status = toStatusName(task.status);
   const result = task.result ?? '';
   const mode = task.mode ?? task.requested_mode;
-  const metadata = { ...task.metadata, model_breakdown: toModelBreakdown(breakdown, usage.cost_usd) };
   const primary = breakdown[0];
+  const sessionId = task.session_external_id ?? task.session_id;
+  const unified = {
+    task_id: task.id,
+    session_id: sessionId,
+    status,
+    result,
+    metadata: {
+      model: task.model_used ?? primary?.model ?? null,
+      execution_mode: mode,
+      complexity_score: task.complexity_score,
+      agents_used: task.agents_used,
+    },
+    usage,
+    performance: { execution_time_ms: executionTimeMs(task) },
+    stop_reason: isTerminal(task.status) ? task.status.toLowerCase() : null,
+    error: task.error,
+    timestamp: (task.completed_at ?? task.updated_at).toISOString(),
+  };
   const view: TaskViewBody = {
     task_id: task.id,
     workflow_id: task.id,
     status,
     result,
-    metadata,
+    // Spec 2.5 lists unified_response under metadata as well as at the top level.
+    metadata: { ...task.metadata, model_breakdown: toModelBreakdown(breakdown, usage.cost_usd), unified_response: unified },
     error: task.error ?? '',
     created_at: task.created_at.toISOString(),
     updated_at: task.updated_at.toISOString(),
     query: task.query,
-    session_id: task.session_external_id ?? task.session_id,
-    context: task.context,
+    session_id: sessionId,
+    context: { ...task.context, ...budgetInfo(task, defaultBudget, usage.total_tokens) },
     mode,
     model_used: task.model_used ?? primary?.model ?? '',
     provider: task.provider ?? primary?.provider ?? '',
@@ -34,27 +52,17 @@ export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[]): Tas
       output_tokens: usage.output_tokens,
       estimated_cost: usage.cost_usd,
     },
-    unified_response: {
-      task_id: task.id,
-      session_id: task.session_external_id ?? task.session_id,
-      status,
-      result,
-      metadata: {
-        model: task.model_used ?? primary?.model ?? null,
-        execution_mode: mode,
-        complexity_score: task.complexity_score,
-        agents_used: task.agents_used,
-      },
-      usage,
-      performance: { execution_time_ms: executionTimeMs(task) },
-      stop_reason: isTerminal(task.status) ? task.status.toLowerCase() : null,
-      error: task.error,
-      timestamp: (task.completed_at ?? task.updated_at).toISOString(),
-    },
+    unified_response: unified,
   };
   const parsed = parseJsonResult(result);
   if (parsed !== undefined) view.response = parsed;
   return view;
+}
+
+/** The task's token budget as spec 2.5 puts it in `context` (`budget_max` as the reference seeds it). */
+function budgetInfo(task: TaskRow, defaultBudget: number, used: number) {
+  const budget = task.token_budget ?? defaultBudget;
+  return { budget_max: budget, budget_used: used, budget_remaining: Math.max(0, budget - used) };
 }
 
 function sumUsage(rows: UsageBreakdownRow[]) {

@@ -50,7 +50,8 @@ export async function getTimeline(deps: Deps, caller: Caller, taskId: string) {
     workflow_id: task.id,
     status: toStatusName(task.status),
     engine_status: status?.status ?? null,
-    recovery_attempts: status?.recoveryAttempts ?? 0,
+    // The engine counts every start of the workflow, the first one too.
+    recovery_attempts: Math.max(0, (status?.recoveryAttempts ?? 1) - 1),
     created_at: task.created_at.toISOString(),
     started_at: task.started_at?.toISOString() ?? null,
     completed_at: task.completed_at?.toISOString() ?? null,

@@ -2,7 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
 import { openEventWriter, type EventWriter } from '../events/event-writer.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import { callModelWithinBudget, thresholdEvents, withCancelWatch } from './model-call.ts';
+import { callModelWithinBudget, recoveryEvent, thresholdEvents, withCancelWatch } from './model-call.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
 import { runTaskStep } from './task-step.ts';
@@ -43,6 +43,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
       maxOutputTokens: call.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       onStart: () => announceStart(events, call),
       onDelta: (delta) => events.partial(call.agentId, delta),
+      onFallback: (fallback) => events.emit([recoveryEvent(stepKey, call.agentId, fallback)]),
       mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
       mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
     }, cancel).catch(async (error) => {

@@ -2,7 +2,7 @@ import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { Deps } from '../deps.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import type { ModelSelection } from '../llm/select-models.ts';
-import { streamModelText, type ConversationMessage, type ModelTextResult } from '../llm/stream-model-text.ts';
+import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult } from '../llm/stream-model-text.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 import { watchForCancel } from './cancel-watch.ts';
 import { withDeadline } from './deadline.ts';
@@ -17,6 +17,8 @@ export interface ModelCall {
   /** Called once the tokens are reserved, just before the model is called. */
   onStart?: () => Promise<void>;
   onDelta?: (delta: string) => void;
+  /** Awaited before the next model is tried after one failed without answering (see recoveryEvent). */
+  onFallback?: (fallback: ModelFallback) => Promise<void>;
   /** Only agent answers honour the task's mock knobs; internal calls (summaries, titles) answer at once. */
   mockDelayMs?: number;
   mockAnswerWords?: number;
@@ -47,6 +49,7 @@ export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, call
       mockDelayMs: call.mockDelayMs,
       mockAnswerWords: call.mockAnswerWords,
       onDelta: call.onDelta,
+      onFallback: call.onFallback,
     }));
   };
   const result = await stream().catch(async (error) => {
@@ -92,6 +95,26 @@ export function estimateTokens(...texts: string[]): number {
 export async function announceThresholds(deps: Deps, task: TaskSnapshot, crossings: ThresholdCrossing[]): Promise<void> {
   if (crossings.length === 0) return;
   await appendEvents(deps, task.id, 'workflow', thresholdEvents(crossings));
+}
+
+/**
+ * ERROR_RECOVERY (spec 6.2) for a model that failed before answering and the one tried next. Keyed by the
+ * call and attempt: a step re-run after a crash that meets the same failure records it once.
+ */
+export function recoveryEvent(stepKey: string, agentId: string, fallback: ModelFallback): NewTaskEvent {
+  const failed = `${fallback.failed.provider}/${fallback.failed.model}`;
+  const next = `${fallback.next.provider}/${fallback.next.model}`;
+  return {
+    type: 'ERROR_RECOVERY', agentId,
+    message: `Model ${failed} failed; trying ${next}`,
+    payload: {
+      recovery: 'model_fallback', attempt: fallback.attempt,
+      failed_provider: fallback.failed.provider, failed_model: fallback.failed.model,
+      next_provider: fallback.next.provider, next_model: fallback.next.model,
+      error: fallback.error.slice(0, 500),
+    },
+    dedupeKey: `${stepKey}:fallback${fallback.attempt}`,
+  };
 }
 
 /** Keyed by scope and threshold, so each is recorded once per task whoever announces it. */

@@ -2,18 +2,23 @@ import { sql } from 'kysely';
 import type { TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { changeTask } from '../task-state/change-task.ts';
+import { startedContextPayload } from './started-context.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
 const UNFINISHED: readonly TaskStatus[] = ['QUEUED', 'RUNNING', 'PAUSED'];
 
-/** Marks the task RUNNING and announces it; returns the snapshot the rest of the workflow uses (null when it already ended). */
-export async function startTask(deps: Deps, taskId: string): Promise<TaskSnapshot | null> {
+/**
+ * Marks the task RUNNING in the mode it will run in and announces it; returns the snapshot the rest of the
+ * workflow uses (null when it already ended).
+ */
+export async function startTask(deps: Deps, taskId: string, chooseMode: (requestedMode: string | null) => string): Promise<TaskSnapshot | null> {
   const snapshot = await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED.includes(row.status)) return { result: null };
     // A task paused while queued stays PAUSED; its first checkpoint holds it.
     const task = await transaction.updateTable('tasks')
       .set({
         status: row.pause_requested ? 'PAUSED' : 'RUNNING',
+        mode: row.mode ?? chooseMode(row.requested_mode),
         started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never,
       })
       .where('id', '=', taskId)
@@ -23,7 +28,7 @@ export async function startTask(deps: Deps, taskId: string): Promise<TaskSnapsho
     return {
       events: [{
         type: 'WORKFLOW_STARTED', agentId: 'orchestrator', message: 'Task started',
-        payload: { task_context: task.context }, dedupeKey: 'workflow-started',
+        payload: startedContextPayload(task.context), dedupeKey: 'workflow-started',
       }],
       result: {
         id: task.id,

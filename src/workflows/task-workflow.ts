@@ -13,7 +13,7 @@ export type TaskWorkflow = (taskId: string) => Promise<void>;
 /** The durable workflow of every task; its workflow id is the task id. Register before DBOS.launch(). */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return DBOS.registerWorkflow(async (taskId: string) => {
-    const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId));
+    const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, chooseMode));
     if (!task) return;
     if (await runToEnd(deps, task) === 'completed') await titleSession(deps, task);
   }, { name: 'agentgate.task' });
@@ -49,7 +49,12 @@ function haltForShutdown(): Promise<never> {
 /** The task modes this router can run as what they promise; other layers offer only these. */
 export const SUPPORTED_MODES: readonly string[] = ['simple'];
 
-/** Chooses the workflow for a task. Only the simple workflow exists so far; later issues add the others. */
+/** The mode a task runs in, recorded when it starts: only the simple workflow exists so far. */
+function chooseMode(_requestedMode: string | null): string {
+  return 'simple';
+}
+
+/** Runs the workflow of the task's mode. Only the simple workflow exists so far; later issues add the others. */
 async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   return runSimpleWorkflow(deps, task);
 }

@@ -57,8 +57,10 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
   const databaseEnv: Record<string, string> = options.embedded
     ? { DATA_DIR: options.embedded.dataDir, EMBEDDED_PG_PORT: String(options.embedded.port) }
     : { DATABASE_URL: databaseUrl };
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  // The first start binds port 0 and says which port it got (no race with another process for a port
+  // picked in advance); restarts take the same port again, as a redeployed server would.
+  let port = 0;
+  let url = '';
   const sqlPool = new pg.Pool({ ...(options.embedded ? embeddedConnection(options.embedded) : { connectionString: databaseUrl }), max: 3 });
   sqlPool.on('error', () => {});
   let child: ChildProcess | undefined;
@@ -76,6 +78,8 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     child = started;
     started.stdout!.on('data', (chunk) => { log += chunk; });
     started.stderr!.on('data', (chunk) => { log += chunk; });
+    url = await waitForListening(started, () => log);
+    port = Number(new URL(url).port);
     await waitForReady(url, started, () => log, options.readinessStatus ?? 200);
   };
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<ExitInfo> => {
@@ -133,6 +137,18 @@ async function toAnswer(response: Response): Promise<HttpAnswer> {
   let body: unknown = text;
   try { body = JSON.parse(text); } catch { /* not JSON */ }
   return { status: response.status, headers: response.headers, body, text };
+}
+
+/** The URL the server reports once it listens (its start-up line is logged whatever the log level). */
+async function waitForListening(child: ChildProcess, output: () => string): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${output()}`);
+    const started = /"msg":"agentgate started"/.test(output()) ? /"url":"(http:\/\/[^"]+)"/.exec(output()) : null;
+    if (started) return started[1];
+    await sleep(50);
+  }
+  throw new Error(`gateway did not start listening after 60 s:\n${output()}`);
 }
 
 async function waitForReady(url: string, child: ChildProcess, output: () => string, expectedStatus: number): Promise<void> {

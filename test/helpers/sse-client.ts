@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 export interface SseMessage {
   id?: string;
   event?: string;
@@ -36,28 +37,21 @@ export async function readSse(url: string, options: SseReadOptions = {}): Promis
   }
   options.onOpen?.();
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  let enough = false;
+  const parser = createSseParser(result, (count) => {
+    enough = options.maxEvents !== undefined && count >= options.maxEvents;
+    return enough;
+  });
   try {
-    for (;;) {
+    while (!enough) {
       const { value, done } = await reader.read();
       if (done) {
         result.closedByServer = true;
         break;
       }
-      buffer += value;
-      let boundary: number;
-      while ((boundary = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        const message = parseBlock(block, result.comments);
-        if (!message) continue;
-        result.messages.push(message);
-        if (options.maxEvents !== undefined && result.messages.length >= options.maxEvents) {
-          controller.abort();
-          return result;
-        }
-      }
+      parser.feed(value);
     }
+    if (enough) controller.abort();
   } catch (error) {
     if (!controller.signal.aborted) throw error;
   } finally {
@@ -66,18 +60,24 @@ export async function readSse(url: string, options: SseReadOptions = {}): Promis
   return result;
 }
 
-export function parseBlock(block: string, comments: string[] = []): SseMessage | undefined {
-  const message: SseMessage = { data: '' };
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) comments.push(line.slice(1).trim());
-    else if (line.startsWith('id: ')) message.id = line.slice(4);
-    else if (line.startsWith('event: ')) message.event = line.slice(7);
-    else if (line.startsWith('data: ')) data.push(line.slice(6));
-  }
-  if (data.length === 0 && message.event === undefined) return undefined;
-  message.data = data.join('\n');
-  return message;
+/** Parses a whole event-stream text, as written to a socket. */
+export function parseSseText(text: string): SseMessage[] {
+  const parsed = { messages: [] as SseMessage[], comments: [] as string[] };
+  createSseParser(parsed, () => false).feed(text);
+  return parsed.messages;
+}
+
+/** Frames and comments go into `into`; `full(count)` says when to stop collecting frames. */
+function createSseParser(into: { messages: SseMessage[]; comments: string[] }, full: (count: number) => boolean) {
+  let stopped = false;
+  return createParser({
+    onEvent: (event) => {
+      if (stopped) return;
+      into.messages.push({ id: event.id, event: event.event, data: event.data });
+      stopped = full(into.messages.length);
+    },
+    onComment: (comment) => { into.comments.push(comment.trim()); },
+  });
 }
 
 /** The seq of a frame (`done` carries none in its data, so it is looked up by id by the caller). */

@@ -25,6 +25,8 @@ test('kill -9 with 20 tasks in flight: after a restart each completes exactly on
     assert.equal(task.status, 'TASK_STATUS_COMPLETED');
     assert.match(task.result, /Mock answer to "durable task/);
   }
+  const recovered = await gateway.request('GET', `/api/v1/tasks/${taskIds[0]}/timeline`);
+  assert.equal(recovered.body.recovery_attempts, 1, 'the task in flight at the crash was recovered once');
   const { rows } = await gateway.sql.query(`
     select t.id,
       (select count(*)::int from usage_records u where u.task_id = t.id and u.agent_id = 'simple-agent') as usage_rows,

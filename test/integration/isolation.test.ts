@@ -6,7 +6,8 @@ import { useGateway, waitForTask } from '../helpers/gateway.ts';
 
 const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 
-interface Probe { name: string; method: string; path: string; body?: unknown; changes?: boolean }
+/** `sameTenant`: the answer to another member of the owner's tenant when it is not 403 (spec 4.6: session events hide). */
+interface Probe { name: string; method: string; path: string; body?: unknown; changes?: boolean; sameTenant?: number }
 
 function wsStatus(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
@@ -45,7 +46,7 @@ describe('isolation between users and tenants', () => {
     { name: 'session budget', method: 'PUT', path: `/api/v1/sessions/${sessionUuid}/budget`, body: { token_budget: 1 }, changes: true },
     { name: 'session detail', method: 'GET', path: `/api/v1/sessions/${sessionUuid}` },
     { name: 'session history', method: 'GET', path: `/api/v1/sessions/${sessionUuid}/history` },
-    { name: 'session events', method: 'GET', path: `/api/v1/sessions/${sessionUuid}/events` },
+    { name: 'session events', method: 'GET', path: `/api/v1/sessions/${sessionUuid}/events`, sameTenant: 404 },
     { name: 'session rename', method: 'PATCH', path: `/api/v1/sessions/${sessionUuid}`, body: { title: 'hijacked' }, changes: true },
     { name: 'session delete', method: 'DELETE', path: `/api/v1/sessions/${sessionUuid}`, changes: true },
     { name: 'pause', method: 'POST', path: `/api/v1/tasks/${taskId}/pause`, changes: true },
@@ -56,7 +57,8 @@ describe('isolation between users and tenants', () => {
     for (const [intruder, expected] of [[bob, 404], [carol, 403]] as const) {
       for (const probe of probes()) {
         const answer = await gateway().request(probe.method, probe.path, probe.body, withKey(intruder));
-        assert.equal(answer.status, expected, `${intruder.email} ${probe.name}: ${answer.status} ${answer.text}`);
+        const wanted = intruder === carol ? probe.sameTenant ?? expected : expected;
+        assert.equal(answer.status, wanted, `${intruder.email} ${probe.name}: ${answer.status} ${answer.text}`);
         assert.ok(!answer.text.includes('secret plans'), `${probe.name} leaks nothing`);
       }
       const ws = await wsStatus(`${gateway().url.replace('http', 'ws')}/api/v1/stream/ws?workflow_id=${taskId}`, withKey(intruder));

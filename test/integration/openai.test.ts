@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { registerAccount } from '../helpers/accounts.ts';
 import { useGateway } from '../helpers/gateway.ts';
+import { parseSseText } from '../helpers/sse-client.ts';
 
 describe('OpenAI-compatible layer with the official client', () => {
   const gateway = useGateway();
@@ -26,7 +27,10 @@ describe('OpenAI-compatible layer with the official client', () => {
     for await (const chunk of stream) chunks.push(chunk);
     const content = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
     assert.equal(content, text);
-    assert.equal(chunks[0].choices[0].delta.role, 'assistant');
+    const withDelta = chunks.filter((chunk) => Object.keys(chunk.choices[0]?.delta ?? {}).length > 0);
+    assert.equal(withDelta[0].choices[0].delta.role, 'assistant', 'the first chunk with a delta carries the role');
+    assert.ok(withDelta[0].choices[0].delta.content, 'and the first content with it');
+    assert.ok(withDelta.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined), 'the role is sent once');
     const last = chunks.at(-1)!;
     assert.equal(last.choices[0].finish_reason, 'stop');
     assert.deepEqual(last.choices[0].delta, {});
@@ -47,13 +51,78 @@ describe('OpenAI-compatible layer with the official client', () => {
     }).withResponse();
     assert.match(second.data.choices[0].message.content!, /after 2 earlier messages/, 'the history reached the model');
     assert.equal(second.response.headers.get('x-session-id'), null, 'same session, nothing to announce');
-    const { rows } = await gateway().sql.query(`select count(*)::int as count from tasks t join sessions s on s.id = t.session_id where s.external_id = $1`, [sessionId]);
+    const { rows } = await gateway().sql.query(`select count(*)::int as count from tasks t where t.session_id::text = $1`, [sessionId]);
     assert.equal(rows[0].count, 2, 'both turns landed in one session');
     const other = await client().chat.completions.create({ model: 'service-chat', messages: [system, { role: 'user', content: 'My cat is Tom' }], user: 'u-2' }).withResponse();
     assert.notEqual(other.response.headers.get('x-session-id'), sessionId);
     const explicit = await client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'hi' }] },
       { headers: { 'X-Session-ID': 'my-chat-1' } }).withResponse();
     assert.equal(explicit.response.headers.get('x-session-id'), 'my-chat-1');
+  });
+
+  it('the raw stream\'s first chunk with a delta has the role and the first content, and nothing empty comes before it', async () => {
+    const answer = await gateway().request('POST', '/v1/chat/completions', { model: 'service-chat', stream: true, messages: [{ role: 'user', content: 'raw stream please' }] });
+    assert.equal(answer.status, 200);
+    const frames = parseSseText(answer.text).map((message) => message.data);
+    assert.equal(frames.at(-1), '[DONE]');
+    const chunks = frames.slice(0, -1).map((data) => JSON.parse(data));
+    const firstDelta = chunks.findIndex((chunk) => Object.keys(chunk.choices[0].delta).length > 0);
+    assert.deepEqual(Object.keys(chunks[firstDelta].choices[0].delta).sort(), ['content', 'role']);
+    assert.equal(chunks[firstDelta].choices[0].delta.role, 'assistant');
+    assert.match(chunks[firstDelta].choices[0].delta.content, /\S/);
+    assert.ok(chunks.slice(0, firstDelta).every((chunk) => chunk.service_events), 'only service-event chunks (empty delta) may come before it');
+    const text = chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('');
+    assert.match(text, /Mock answer to "raw stream please"/);
+  });
+
+  it('conversations sharing an opening never fail, and each continuation lands in its own session', async () => {
+    const system = { role: 'system' as const, content: 'You are a friendly bot.' };
+    const hi = { role: 'user' as const, content: 'Hi' };
+    const ask = async (messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>, options: { max_tokens?: number; stream?: boolean } = {}) => {
+      const { data, response } = await client().chat.completions.create({ model: 'service-chat', user: 'popular', messages, ...options, stream: false }).withResponse();
+      return { answer: data.choices[0].message.content!, announced: response.headers.get('x-session-id') };
+    };
+    const sessionOf = async (query: string) => (await gateway().sql.query(`select session_id from tasks where query = $1`, [query])).rows.map((row) => row.session_id);
+    const conversations = [];
+    for (let index = 0; index < 25; index += 1) {
+      const opening = await ask([system, hi]);
+      assert.ok(opening.announced, 'a new conversation gets a new session');
+      conversations.push({ opening, history: [system, hi, { role: 'assistant' as const, content: opening.answer }] });
+    }
+    const openingSessions = new Set(conversations.map((conversation) => conversation.opening.announced));
+    assert.equal(openingSessions.size, 25, 'the same opening is not the same conversation');
+    // The mock answers "Hi" identically every time: which opening a second turn continues is undecidable.
+    for (const [index, conversation] of conversations.entries()) {
+      const second = await ask([...conversation.history, { role: 'user', content: `second question ${index}` }]);
+      conversation.history.push({ role: 'user', content: `second question ${index}` }, { role: 'assistant', content: second.answer });
+    }
+    for (const [index, conversation] of conversations.entries()) {
+      const third = await ask([...conversation.history, { role: 'user', content: `third question ${index}` }]);
+      assert.equal(third.announced, null, 'a decidable continuation stays in its session');
+      assert.deepEqual(await sessionOf(`third question ${index}`), await sessionOf(`second question ${index}`));
+    }
+    const thirdSessions = new Set((await gateway().sql.query(`select session_id from tasks where query like 'third question %'`)).rows.map((row) => row.session_id));
+    assert.equal(thirdSessions.size, 25, 'no two conversations share a session');
+
+    // An opening whose answer differs (cut short by max_tokens) is decidable from the second turn on.
+    const unique = await ask([system, hi], { max_tokens: 3 });
+    const next = await ask([system, hi, { role: 'assistant', content: unique.answer }, { role: 'user', content: 'after the short answer' }]);
+    assert.equal(next.announced, null);
+    assert.deepEqual((await sessionOf('after the short answer')).map(String), [unique.announced]);
+  });
+
+  it('a streamed answer is remembered like a non-streamed one: the next turn continues the session', async () => {
+    const opening = [{ role: 'user' as const, content: 'Stream me a greeting' }];
+    const stream = await client().chat.completions.create({ model: 'service-chat', messages: opening, user: 'streamer', stream: true }).withResponse();
+    const sessionId = stream.response.headers.get('x-session-id');
+    let answer = '';
+    for await (const chunk of stream.data) answer += chunk.choices[0]?.delta?.content ?? '';
+    const next = await client().chat.completions.create({
+      model: 'service-chat', user: 'streamer', messages: [...opening, { role: 'assistant', content: answer }, { role: 'user', content: 'and once more' }],
+    }).withResponse();
+    assert.equal(next.response.headers.get('x-session-id'), null);
+    const { rows } = await gateway().sql.query(`select session_id::text from tasks where query = 'and once more'`);
+    assert.equal(rows[0].session_id, sessionId);
   });
 
   it('lists the models whose workflows this deployment runs, with descriptions', async () => {

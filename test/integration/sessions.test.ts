@@ -274,7 +274,7 @@ describe('sessions', () => {
     await waitForTask(gateway(), byUuid.body.task_id);
   });
 
-  it("another user's session is 403 by UUID, unknown by custom id, and 404 once deleted", async () => {
+  it("another user's session is 403 by UUID (404 for its events, spec 4.6), unknown by custom id, and 404 once deleted", async () => {
     const otherUser = randomUUID();
     await gateway().sql.query('insert into users (id, tenant_id, email) values ($1, $2, $3)', [otherUser, TENANT, `${otherUser}@example.test`]);
     const foreign = await insertSession(gateway(), { externalId: 'their-session', tokenBudget: 1000, ageMinutes: 1, userId: otherUser });
@@ -284,7 +284,9 @@ describe('sessions', () => {
       assert.equal(answer.status, 403, `${method}: ${answer.text}`);
       assert.equal(answer.body.error, 'Forbidden: not the session owner');
     }
-    assert.equal((await gateway().request('GET', `/api/v1/sessions/${foreign}/events`)).status, 403);
+    const events = await gateway().request('GET', `/api/v1/sessions/${foreign}/events`);
+    assert.equal(events.status, 404, events.text);
+    assert.equal(events.body.error, 'Session not found');
     assert.equal((await gateway().request('GET', '/api/v1/sessions/their-session')).status, 404, 'custom ids are per user');
     const list = (await gateway().request('GET', '/api/v1/sessions?limit=100')).body;
     assert.ok(!list.sessions.some((session: any) => session.session_id === foreign));

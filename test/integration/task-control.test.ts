@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+
+/** The engine's state of the task's workflow: SUCCESS once it returned (completed, parked or ended), CANCELLED if never started. */
+const workflowStatus = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
+  (await gateway.sql.query('select status from dbos.workflow_status where workflow_uuid = $1', [taskId])).rows[0]?.status as string | undefined;
 
 const eventTypes = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
   (await gateway.sql.query('select type, payload from task_events where task_id = $1 order by seq', [taskId])).rows;
@@ -35,7 +38,7 @@ describe('pause, resume and cancel', () => {
     const pausedEvent = await waitFor('WORKFLOW_PAUSED', async () =>
       (await eventTypes(gateway(), taskId)).find((event) => event.type === 'WORKFLOW_PAUSED'));
     assert.equal(pausedEvent.payload.checkpoint, 'pre_completion', 'the in-flight agent step finished first');
-    await sleep(500);
+    await waitFor('the paused workflow to park', async () => await workflowStatus(gateway(), taskId) === 'SUCCESS' || undefined);
     assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body.status, 'TASK_STATUS_PAUSED', 'it stays paused');
 
     const resumed = await gateway().request('POST', `/api/v1/tasks/${taskId}/resume`, {});
@@ -69,7 +72,7 @@ describe('pause, resume and cancel', () => {
     assert.deepEqual(cancelled.body, { success: true, message: 'Task cancelled successfully', status: 'TASK_STATUS_CANCELLED' });
     const countPartials = async () => (await gateway().sql.query(`select count(*)::int as count from task_events where task_id = $1 and type = 'LLM_PARTIAL'`, [taskId])).rows[0].count;
     const partialsAtCancel = await countPartials();
-    await sleep(1000);
+    await waitFor('the workflow to end', async () => await workflowStatus(gateway(), taskId) === 'SUCCESS' || undefined);
     assert.equal(await countPartials(), partialsAtCancel, 'no tokens after the cancel');
     const { rows } = await gateway().sql.query('select count(*)::int as count from usage_records where task_id = $1', [taskId]);
     assert.equal(rows[0].count, 0, 'the aborted call is not billed');
@@ -133,7 +136,7 @@ describe('cancel while queued', () => {
     assert.equal(cancelled.status, 200);
     assert.equal(cancelled.body.status, 'TASK_STATUS_CANCELLED');
     await waitForTask(gateway(), blocker.body.task_id);
-    await sleep(500);
+    assert.equal(await workflowStatus(gateway(), taskId), 'CANCELLED', 'the engine will never start it');
     const task = await gateway().request('GET', `/api/v1/tasks/${taskId}`);
     assert.equal(task.body.status, 'TASK_STATUS_CANCELLED');
     const { rows } = await gateway().sql.query('select type from task_events where task_id = $1 order by seq', [taskId]);

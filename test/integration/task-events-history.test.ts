@@ -71,6 +71,7 @@ describe('GET /api/v1/tasks/{id}/events and /timeline', () => {
     }
     assert.ok(first.body.steps.find((step: any) => step.name === 'simple-agent').duration_ms >= 300, 'the agent step took the mock delay');
     assert.equal(first.body.status, 'TASK_STATUS_COMPLETED');
+    assert.equal(first.body.recovery_attempts, 0, 'a task that never crashed was never recovered');
     const second = await gateway().request('GET', `/api/v1/tasks/${taskId}/timeline`);
     assert.deepEqual(second.body, first.body);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
-import { useGateway, waitForTask } from '../helpers/gateway.ts';
+import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 describe('GET /api/v1/tasks', () => {
   const gateway = useGateway();
@@ -62,4 +62,15 @@ describe('GET /api/v1/tasks', () => {
       assert.match(answer.body.error, message);
     });
   }
+
+  it('shows the mode of a task while it runs, not only once it completed', async () => {
+    const running = await gateway().request('POST', '/api/v1/tasks', { query: 'still running', context: { mock_delay_ms: 20_000 } });
+    const summary = await waitFor('the task to start', async () => {
+      const list = await gateway().request('GET', '/api/v1/tasks?status=RUNNING');
+      return list.body.tasks.find((task: any) => task.task_id === running.body.task_id);
+    });
+    assert.equal(summary.mode, 'EXECUTION_MODE_SIMPLE');
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${running.body.task_id}`)).body.mode, 'simple');
+    await gateway().request('POST', `/api/v1/tasks/${running.body.task_id}/cancel`);
+  });
 });

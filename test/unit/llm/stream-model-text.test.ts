@@ -122,3 +122,25 @@ test('selection errors surface before any call', async () => {
   await assert.rejects(streamModelText(registry, { selection: { modelOverride: 'gpt-9' }, messages }),
     { statusCode: 400, message: 'unknown model: gpt-9' });
 });
+
+test('each fallback is reported before the next candidate is tried, and a last failure is not', async (t) => {
+  const failing = await startStandIn(t, { failWithStatus: 500 });
+  const working = await startStandIn(t, { answer: 'Fallback answer.' });
+  const fallbacks: unknown[] = [];
+  const onFallback = async (fallback: unknown) => {
+    assert.equal(working.requests.length, 0, 'reported before the next provider is called');
+    fallbacks.push(fallback);
+  };
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1`, OLLAMA_BASE_URL: `${working.url}/v1` });
+  await streamModelText(registry, { selection: {}, messages, onFallback });
+  assert.equal(fallbacks.length, 1);
+  const [fallback] = fallbacks as any[];
+  assert.deepEqual([fallback.attempt, fallback.failed, fallback.next],
+    [1, { provider: 'openai_compatible', model: 'local-small' }, { provider: 'ollama', model: 'ollama-small' }]);
+  assert.match(fallback.error, /stand-in failure/);
+
+  const alone = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1` });
+  const none: unknown[] = [];
+  await assert.rejects(streamModelText(alone, { selection: {}, messages, onFallback: async (item) => { none.push(item); } }));
+  assert.deepEqual(none, [], 'nothing is tried after the last candidate');
+});

@@ -13,16 +13,16 @@ const baseTask: TaskRow & { session_external_id: string | null } = {
 };
 
 test('a JSON result is also returned parsed as `response`', () => {
-  assert.deepEqual(toTaskView(baseTask, []).response, { a: 1 });
-  assert.equal(toTaskView({ ...baseTask, result: 'plain {not json' }, []).response, undefined);
-  assert.equal(toTaskView({ ...baseTask, result: '{broken' }, []).response, undefined);
+  assert.deepEqual(toTaskView(baseTask, [], 1000).response, { a: 1 });
+  assert.equal(toTaskView({ ...baseTask, result: 'plain {not json' }, [], 1000).response, undefined);
+  assert.equal(toTaskView({ ...baseTask, result: '{broken' }, [], 1000).response, undefined);
 });
 
 test('usage sums the breakdown and percentages share the cost', () => {
   const view = toTaskView(baseTask, [
     { provider: 'p1', model: 'm1', executions: 2, input_tokens: 100, output_tokens: 50, total_tokens: 150, cost_usd: 0.003 },
     { provider: 'p2', model: 'm2', executions: 1, input_tokens: 10, output_tokens: 5, total_tokens: 15, cost_usd: 0.001 },
-  ]);
+  ], 1000);
   assert.deepEqual(view.usage, { total_tokens: 165, input_tokens: 110, output_tokens: 55, estimated_cost: 0.004 });
   assert.deepEqual((view.metadata.model_breakdown as any[]).map((row) => row.percentage), [75, 25]);
   assert.equal(view.unified_response.performance.execution_time_ms, 2500);
@@ -30,6 +30,15 @@ test('usage sums the breakdown and percentages share the cost', () => {
 });
 
 test('the session id shown is the custom id when the session has one', () => {
-  assert.equal(toTaskView({ ...baseTask, session_external_id: 'my-chat' }, []).session_id, 'my-chat');
-  assert.equal(toTaskView(baseTask, []).session_id, 's-uuid');
+  assert.equal(toTaskView({ ...baseTask, session_external_id: 'my-chat' }, [], 1000).session_id, 'my-chat');
+  assert.equal(toTaskView(baseTask, [], 1000).session_id, 's-uuid');
+});
+
+test('metadata carries unified_response too, and context the budget (spec 2.5)', () => {
+  const view = toTaskView({ ...baseTask, context: { locale: 'fr' }, token_budget: 100 }, [
+    { provider: 'p1', model: 'm1', executions: 1, input_tokens: 100, output_tokens: 50, total_tokens: 150, cost_usd: 0.003 },
+  ], 1000);
+  assert.deepEqual(view.metadata.unified_response, view.unified_response);
+  assert.deepEqual(view.context, { locale: 'fr', budget_max: 100, budget_used: 150, budget_remaining: 0 });
+  assert.deepEqual(toTaskView(baseTask, [], 1000).context, { budget_max: 1000, budget_used: 0, budget_remaining: 1000 });
 });

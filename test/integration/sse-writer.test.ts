@@ -3,8 +3,8 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
-import { formatFrame, openSse } from '../../../src/events/sse.ts';
-import { parseBlock } from '../../helpers/sse-client.ts';
+import { formatFrame, openSse } from '../../src/events/sse.ts';
+import { parseSseText } from '../helpers/sse-client.ts';
 
 test('formatFrame writes id, event and one data line per line of data', () => {
   assert.equal(formatFrame({ id: '1-0', event: 'x', data: 'a\nb' }), 'id: 1-0\nevent: x\ndata: a\ndata: b\n\n');
@@ -37,7 +37,7 @@ test('a consumer that stops reading is cut off with a final error frame once the
   socket.resume();
   await new Promise((resolve) => socket.on('close', resolve));
   const text = Buffer.concat(chunks).toString('utf8');
-  const frames = text.split('\n\n').map((block) => parseBlock(block.replace(/\r\n[0-9a-f]+\r\n/g, ''))).filter((frame) => frame !== undefined);
+  const frames = parseSseText(text.replace(/\r\n[0-9a-f]+\r\n/g, ''));
   const last = frames.at(-1)!;
   assert.equal(last.event, 'error');
   assert.equal(JSON.parse(last.data).code, 'consumer_too_slow');

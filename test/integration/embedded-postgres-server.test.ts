@@ -9,10 +9,10 @@ import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import {
   startEmbeddedPostgres, type EmbeddedPostgresHandle, type EmbeddedPostgresLogger,
-} from '../../../src/db/embedded-postgres.ts';
-import { isPostmasterRunning, readPostmasterPid, stopPostmaster } from '../../../src/db/postmaster-process.ts';
+} from '../../src/db/embedded-postgres.ts';
+import { isPostmasterRunning, readPostmasterPid, stopPostmaster } from '../../src/db/postmaster-process.ts';
 
-const MODULE_URL = new URL('../../../src/db/embedded-postgres.ts', import.meta.url).href;
+const MODULE_URL = new URL('../../src/db/embedded-postgres.ts', import.meta.url).href;
 const TEST_TIMEOUT_MS = 30_000;
 
 interface Scratch {
