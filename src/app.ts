@@ -7,6 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/authenticate.ts';
 import { authRoutes } from './auth/routes.ts';
+import { installEmptyBodyAsAbsent } from './http/empty-body.ts';
+import { documentRoute } from './http/openapi-document.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installRateLimit } from './http/rate-limit.ts';
@@ -22,8 +24,16 @@ import { taskRoutes } from './tasks/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
   'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
-const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Idempotency-Cached', 'X-Idempotency-Key', 'X-Request-ID',
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag', 'Link'];
+/** Every response header a client may need to read; a browser reads only what is listed (the test checks it covers what we send). */
+const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Service-Session-ID', 'X-Model-Description',
+  'X-Idempotency-Cached', 'X-Idempotency-Key', 'X-Request-ID',
+  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
+  'X-RateLimit-Limit-Requests', 'X-RateLimit-Remaining-Requests', 'X-RateLimit-Limit-Tokens', 'X-RateLimit-Remaining-Tokens', 'X-RateLimit-Reset-Requests',
+  'Retry-After', 'ETag', 'Link', 'Location'];
+
+declare module 'fastify' {
+  interface FastifyInstance { registeredRoutes: ReadonlyArray<{ method: string; url: string; hidden: boolean }> }
+}
 
 /** Builds the gateway from its feature modules, listed here in one place (STYLE.md §1). */
 export async function buildApp(deps: Deps): Promise<App> {
@@ -32,11 +42,18 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    requestTimeout: 30_000,
-    keepAliveTimeout: 60_000,
+    requestTimeout: deps.config.http.timeoutMs,
+    connectionTimeout: deps.config.http.timeoutMs,
+    keepAliveTimeout: deps.config.http.idleTimeoutMs,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  // Every route, as registered: the OpenAPI test checks the document covers each one.
+  const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true });
+  });
   // Bodies are JSON only (spec 4): anything else answers 415 rather than reaching validation as text.
   app.removeContentTypeParser('text/plain');
 
@@ -52,6 +69,7 @@ export async function buildApp(deps: Deps): Promise<App> {
       },
       security: [{ apiKey: [] }, { bearer: [] }],
     },
+    transform: documentRoute,
   });
   await app.register(cors, {
     origin: deps.config.corsAllowedOrigins.includes('*') ? '*' : deps.config.corsAllowedOrigins,
@@ -67,6 +85,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   });
   installTraceContext(app);
   installErrorHandler(app);
+  installEmptyBodyAsAbsent(app);
   installStorableInputCheck(app);
   installAuthentication(app, deps);
   installRateLimit(app, deps);

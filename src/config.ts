@@ -37,6 +37,8 @@ const EnvSchema = Type.Object({
   STREAM_INACTIVITY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
   STREAM_BUFFER_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   MAX_STREAMS_PER_KEY: Type.Integer({ minimum: 1, default: 100 }),
+  HTTP_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  HTTP_IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
   STREAM_CREDENTIAL_CHECK_SECONDS: Type.Integer({ minimum: 1, maximum: 30, default: 30 }),
   TASK_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
   BUDGET_EXHAUSTED_ACTION: Type.Enum(['pause', 'fail'], { default: 'pause' }),
@@ -74,6 +76,12 @@ export interface Config {
   skipAuth: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  http: {
+    /** Spec 8: reading a request, and a connection silent mid-exchange, give up after this (streams and waiting completions excepted). */
+    timeoutMs: number;
+    /** Spec 8: an idle kept-alive connection is closed after this. */
+    idleTimeoutMs: number;
+  };
   /** Browser origins answered with CORS headers; `*` is any (development and test default, refused in production). */
   corsAllowedOrigins: string[];
   taskTimeoutSeconds: number;
@@ -176,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     skipAuth,
     logLevel: values.LOG_LEVEL,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
+    http: { timeoutMs: values.HTTP_TIMEOUT_SECONDS * 1000, idleTimeoutMs: values.HTTP_IDLE_TIMEOUT_SECONDS * 1000 },
     corsAllowedOrigins,
     taskTimeoutSeconds: values.TASK_TIMEOUT_SECONDS,
     agentTimeoutSeconds: values.AGENT_TIMEOUT_SECONDS,

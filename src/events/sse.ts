@@ -38,6 +38,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
   reply.hijack();
+  // A stream may stay quiet between pings longer than ordinary requests may (spec 8 timeouts).
+  request.raw.socket.setTimeout(0);
   raw.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
 import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../tasks/schemas.ts';
 import { prepareTaskStream, type StreamPlan } from './prepare-stream.ts';
@@ -35,10 +36,22 @@ export async function streamingRoutes(app: App, deps: Deps) {
     preHandler: plan,
   }, async (request, reply) => serveSseStream(deps, request, reply, request.streamPlan!, request.streamLease!));
 
-  app.get('/api/v1/stream/ws', {
-    websocket: true,
+  // A plain GET (no Upgrade) gets 426; declaring both handlers keeps the route in the OpenAPI document.
+  app.route({
+    method: 'GET',
+    url: '/api/v1/stream/ws',
     config: { scope: 'tasks:read' },
-    schema: { tags: ['streaming'], summary: 'Task events over WebSocket, with replay', querystring: StreamQuery, response: errors },
+    schema: {
+      tags: ['streaming'], summary: 'Task events over WebSocket, with replay (connect with Upgrade: websocket)',
+      querystring: StreamQuery, response: { ...errors, 426: ErrorBody },
+    },
     preHandler: plan,
-  }, (socket, request) => serveWebSocketStream(deps, socket, request.streamPlan!, request.streamLease!));
+    wsHandler: (socket, request) => {
+      request.raw.socket.setTimeout(0);
+      return serveWebSocketStream(deps, socket, request.streamPlan!, request.streamLease!);
+    },
+    handler: async () => {
+      throw new AppError(426, 'Upgrade Required: this route serves WebSocket connections', { headers: { upgrade: 'websocket' } });
+    },
+  });
 }

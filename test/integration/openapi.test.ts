@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Deps } from '../../src/deps.ts';
+import { useGateway } from '../helpers/gateway.ts';
+
+const gateway = useGateway();
+
+/** The document lists paths in OpenAPI form (`{id}`), Fastify routes in its own (`:id`). */
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+test('/openapi.json is a valid OpenAPI 3.0 document', async () => {
+  const document = (await gateway().request('GET', '/openapi.json')).body;
+  const result = await new Validator().validate(document);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2_000));
+  assert.equal(document.openapi, '3.0.0');
+  const ratio = document.paths['/api/v1/tasks'].post.requestBody.content['application/json'].schema.properties.context.properties.compression_trigger_ratio;
+  assert.deepEqual([ratio.minimum, ratio.exclusiveMinimum], [0, true], 'OpenAPI 3.0 form of an exclusive bound');
+});
+
+test('public routes need no credential in the document; the others need one', async () => {
+  const { paths } = (await gateway().request('GET', '/openapi.json')).body;
+  for (const [path, method] of [['/health', 'get'], ['/readiness', 'get'], ['/api/v1/auth/register', 'post'], ['/api/v1/auth/login', 'post'], ['/api/v1/auth/refresh', 'post']]) {
+    assert.deepEqual(paths[path][method].security, [], `${method} ${path}`);
+  }
+  assert.equal(paths['/api/v1/tasks'].post.security, undefined, 'inherits the document-wide credential');
+  assert.ok(paths['/api/v1/stream/ws']?.get, 'the WebSocket route is documented');
+});
+
+test('every route the server registers is in the document', async () => {
+  const deps = {
+    config: loadConfig({}, 'all'), logger: pino({ level: 'silent' }), policy: { mode: 'off', rules: [] },
+    stopping: new AbortController().signal, databaseHealth: () => 'ok',
+  } as unknown as Deps;
+  const app = await buildApp(deps);
+  await app.ready();
+  const document = app.swagger() as { paths: Record<string, Record<string, unknown>> };
+  await app.close();
+  const routes = app.registeredRoutes.filter((route) => !route.hidden && route.method !== 'HEAD' && route.method !== 'OPTIONS' && route.url !== '*');
+  assert.ok(routes.length >= 30, `${routes.length} routes`);
+  const missing = routes.filter((route) => document.paths[toOpenApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
+  assert.deepEqual(missing, []);
+  const hidden = app.registeredRoutes.filter((route) => route.hidden && route.url !== '*').map((route) => route.url);
+  assert.deepEqual([...new Set(hidden)], ['/openapi.json'], 'only the document itself (and the CORS preflight catch-all) is left out');
+});
