@@ -68,3 +68,46 @@ export async function createEventHub(connectionString: string, logger: Logger): 
     },
   };
 }
+
+export interface WakeListener {
+  /** Resolves at once if woken since the last call; otherwise at the next wake-up, after `timeoutMs`, or on abort. */
+  next(timeoutMs: number): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Wake-ups of one key, remembered between waits, so one that arrives while the listener is busy (reading
+ * what the last one announced) is not lost. Callers still look again after the timeout: a notification may be lost.
+ */
+export function listenForWakes(hub: EventHub, key: string, signal?: AbortSignal): WakeListener {
+  let woken = false;
+  let release: (() => void) | undefined;
+  const unsubscribe = hub.subscribe(key, () => {
+    woken = true;
+    release?.();
+  });
+  const onAbort = () => release?.();
+  signal?.addEventListener('abort', onAbort);
+  return {
+    next(timeoutMs) {
+      if (woken || signal?.aborted) {
+        woken = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          release = undefined;
+          woken = false;
+          resolve();
+        }
+        release = done;
+      });
+    },
+    stop() {
+      unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}

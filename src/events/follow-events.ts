@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskEvent } from './append-event.ts';
-import type { EventHub } from './event-hub.ts';
+import { listenForWakes, type EventHub } from './event-hub.ts';
 import { readEventsAfter } from './read-events.ts';
 
 const BATCH = 500;
@@ -25,18 +25,10 @@ export interface FollowOptions {
 export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
   let cursor = options.afterSeq;
   if (await hasEndedBefore(db, taskId, cursor)) return;
-  let pending = true;
-  let wakeWaiter: (() => void) | undefined;
-  const unsubscribe = hub.subscribe(taskId, () => {
-    pending = true;
-    wakeWaiter?.();
-  });
-  const onAbort = () => wakeWaiter?.();
-  options.signal.addEventListener('abort', onAbort);
+  const wakes = listenForWakes(hub, taskId, options.signal);
   try {
-    while (!options.signal.aborted) {
-      if (!pending) await waitForWake(FALLBACK_POLL_MS, (wake) => { wakeWaiter = wake; });
-      pending = false;
+    for (let first = true; !options.signal.aborted; first = false) {
+      if (!first) await wakes.next(FALLBACK_POLL_MS);
       // Read unfiltered: STREAM_END ends every stream and is always delivered, whatever the filter.
       for (;;) {
         const events = await retryUntilDatabaseAnswers(() => readEventsAfter(db, taskId, { afterSeq: cursor, limit: BATCH }), {
@@ -54,8 +46,7 @@ export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, o
       }
     }
   } finally {
-    unsubscribe();
-    options.signal.removeEventListener('abort', onAbort);
+    wakes.stop();
   }
 }
 
@@ -66,15 +57,4 @@ async function hasEndedBefore(db: Db, taskId: string, cursor: number): Promise<b
     .where('task_id', '=', taskId).where('type', '=', 'STREAM_END').where('seq', '<=', cursor)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-function waitForWake(timeoutMs: number, register: (wake: () => void) => void): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, timeoutMs);
-    function done() {
-      clearTimeout(timer);
-      resolve();
-    }
-    register(done);
-  });
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { conflict, serviceUnavailable } from '../errors.ts';
-import { EVENTS_CHANNEL, type EventHub } from '../events/event-hub.ts';
+import { EVENTS_CHANNEL, listenForWakes, type EventHub } from '../events/event-hub.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,7 +56,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const replayAnswer = request.routeOptions.config.replayAnswer ?? true;
     if (!(typeof replayAnswer === 'function' ? replayAnswer(request) : replayAnswer)) return;
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-    const wakeUps = listenForAnswer(events, scope);
+    const wakeUps = listenForWakes(events, answerKey(scope));
     try {
       while (Date.now() < deadline) {
         if (stopping.aborted) throw serviceUnavailable('the server is restarting; retry with the same Idempotency-Key', 2);
@@ -94,35 +94,6 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
 }
 
 const answerKey = (scope: string) => `idempotency:${scope}`;
-
-/** Wake-ups for the duplicates of a request: `next` resolves when the first answers, or after `ms`. */
-function listenForAnswer(events: EventHub, scope: string) {
-  let woken = false;
-  let resolveWait: (() => void) | undefined;
-  const unsubscribe = events.subscribe(answerKey(scope), () => {
-    woken = true;
-    resolveWait?.();
-  });
-  return {
-    next(ms: number): Promise<void> {
-      if (woken) {
-        woken = false;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          resolveWait = undefined;
-          woken = false;
-          resolve();
-        }
-        resolveWait = done;
-      });
-    },
-    stop: unsubscribe,
-  };
-}
 
 function scopeHash(request: FastifyRequest, key: string): string {
   return createHash('sha256')
