@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { TaskStarter } from './engine/engine.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
 import type { Policy } from './policy/policy.ts';
+import type { SessionTitler } from './sessions/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
@@ -21,8 +23,8 @@ export interface Deps {
   databaseHealth(): string;
   /** Concurrent streams per credential in this process, shared by every kind of stream. */
   streamSlots: StreamSlots;
-  engine: {
-    /** Enqueues the task's durable workflow in its tenant's share of the queue; a repeat for the same id is a no-op. */
-    enqueueTask(taskId: string, tenantId: string): Promise<void>;
-  };
+  /** Names sessions after their first completed task, off the tasks' path. */
+  titles: SessionTitler;
+  /** Starts task workflows: here at once while a worker is free, through the queue otherwise. */
+  engine: TaskStarter;
 }

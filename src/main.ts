@@ -6,6 +6,7 @@ import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
 import { purgeIdleTranscripts } from './openai/chat-session.ts';
+import { createSessionTitler } from './sessions/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkResumedTasks } from './tasks/unpark.ts';
 import { logSerializers } from './http/log-serializers.ts';
@@ -15,14 +16,16 @@ import { createEventHub } from './events/event-hub.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
 import type { Deps } from './deps.ts';
-import { enqueueTaskWorkflow, launchEngine, migrateEngine, shutdownEngine } from './engine/engine.ts';
+import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
-import { registerTaskWorkflow, type TaskWorkflow } from './workflows/task-workflow.ts';
+import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+/** Titles asked for by tasks that completed in another process, or before a crash. */
+const TITLE_SWEEP_INTERVAL_MS = 5_000;
 /** Shutdown must finish within this; it ends streams and waits for nothing long, so it takes well under. */
 const SHUTDOWN_GRACE_MS = 10_000;
 const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -71,16 +74,19 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const events = await createEventHub(connection.url, logger);
   const stopping = new AbortController();
   let taskWorkflow: TaskWorkflow | undefined;
+  const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
+  const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow! });
   const deps: Deps = {
     config, db: connection.db, models, logger, events, policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     databaseHealth: connection.health,
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
-    engine: { enqueueTask: (taskId, tenantId) => enqueueTaskWorkflow(taskWorkflow!, taskId, tenantId) },
+    titles: createSessionTitler({ config, db: connection.db, models, logger }),
+    engine: starter,
   };
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({
-    databaseUrl: connection.url, role: config.role, workerConcurrency: config.workerConcurrency, tenantWorkerLimit: config.tenantWorkerLimit,
+    databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
     executorId: config.executorId, logger,
   });
 
@@ -92,6 +98,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),
+    ...(config.role === 'gateway' ? [] : [every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true })]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
   ];
 

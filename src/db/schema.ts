@@ -85,6 +85,8 @@ export interface SessionsTable {
   user_id: string;
   external_id: string | null;
   title: string | null;
+  /** While the generated title is pending: the task whose query it is generated from. */
+  title_from_task: string | null;
   context: Json;
   token_budget: ColumnType<number, number, number>;
   created_at: Timestamp;
@@ -133,7 +135,8 @@ export interface TasksTable {
 export interface UsageRecordsTable {
   id: Generated<string>;
   call_key: string;
-  task_id: string;
+  /** Null for the session's own calls (its title). */
+  task_id: string | null;
   tenant_id: string;
   user_id: string;
   session_id: string;

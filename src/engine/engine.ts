@@ -13,9 +13,8 @@ const APPLICATION_VERSION = 'agentgate-1';
 export interface EngineOptions {
   databaseUrl: string;
   role: ProcessRole;
-  workerConcurrency: number;
-  /** The most workers of this process one tenant's tasks may hold: the queue is partitioned by tenant. */
-  tenantWorkerLimit: number;
+  /** The workers of this process the queue may fill; the queue is partitioned by tenant. */
+  queueLane: WorkerLane;
   executorId: string;
   logger: Logger;
 }
@@ -40,8 +39,8 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   });
   await DBOS.launch();
   await DBOS.registerQueue(TASK_QUEUE, {
-    workerConcurrency: options.workerConcurrency,
-    partitionWorkerConcurrency: Math.min(options.tenantWorkerLimit, options.workerConcurrency),
+    workerConcurrency: options.queueLane.workers,
+    partitionWorkerConcurrency: Math.min(options.queueLane.perTenant, options.queueLane.workers),
     // Short polls keep queue latency low; DBOS backs off while the queue is idle.
     minPollingIntervalMs: 50,
     onConflict: 'always_update',
@@ -71,12 +70,80 @@ export async function isEngineHealthy(): Promise<boolean> {
   return true;
 }
 
+export type TaskWorkflow = (taskId: string, shape?: number) => Promise<void>;
+
 /**
- * Enqueues a task's workflow under the task id, in its tenant's partition of the queue; DBOS returns the
- * existing workflow for a repeated id.
+ * The step sequence new task workflows follow (see workflows/task-workflow.ts). Workflows started before it
+ * existed carry no shape, and their recorded steps replay on the step-by-step path they were started on.
  */
-export async function enqueueTaskWorkflow(workflow: (taskId: string) => Promise<void>, taskId: string, tenantId: string): Promise<void> {
-  await DBOS.startWorkflow(workflow, { workflowID: taskId, queueName: TASK_QUEUE, enqueueOptions: { queuePartitionKey: tenantId } })(taskId);
+export const TASK_WORKFLOW_SHAPE = 2;
+
+export interface TaskStarter {
+  /**
+   * Starts the task's workflow in this process at once while the direct lane has room (and the tenant is
+   * within its part of it); otherwise, and always in a gateway-only process, enqueues it in the tenant's
+   * partition. A repeat for the same id is a no-op either way: the engine returns the existing workflow.
+   */
+  startTask(taskId: string, tenantId: string): Promise<void>;
+  enqueueTask(taskId: string, tenantId: string): Promise<void>;
+}
+
+export interface WorkerLane { workers: number; perTenant: number }
+
+/**
+ * How a process's workers are shared between tasks it starts directly and tasks it takes from the queue. The
+ * queue counts only the workflows it handed out, so each lane has its own limits, and their sums are
+ * WORKER_CONCURRENCY and the tenant's share: neither a process nor a tenant ever runs more than those, however
+ * the lanes fill. The queue keeps at least one worker (it also brings back resumed and recovered work), and
+ * all of them in a worker-only process, where no submission arrives to be started directly.
+ */
+export function workerLanes(role: ProcessRole, workerConcurrency: number, tenantWorkerLimit: number): { direct: WorkerLane; queue: WorkerLane } {
+  const direct = role === 'all'
+    ? { workers: Math.floor(workerConcurrency / 2), perTenant: Math.floor(tenantWorkerLimit / 2) }
+    : { workers: 0, perTenant: 0 };
+  return { direct, queue: { workers: workerConcurrency - direct.workers, perTenant: Math.max(1, tenantWorkerLimit - direct.perTenant) } };
+}
+
+export interface TaskStarterOptions {
+  /** Empty (no workers) in a process that only enqueues. */
+  directLane: WorkerLane;
+  /** The registered task workflow (registered after the starter is built, as the engine's deps need both). */
+  workflow: () => TaskWorkflow;
+}
+
+/** Starting a workflow directly skips the queue's poll (tens of milliseconds) between a submission and its first step. */
+export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
+  const { directLane } = options;
+  const directByTenant = new Map<string, number>();
+  let direct = 0;
+
+  const enqueueTask = async (taskId: string, tenantId: string) => {
+    await DBOS.startWorkflow(options.workflow(), { workflowID: taskId, queueName: TASK_QUEUE, enqueueOptions: { queuePartitionKey: tenantId } })(taskId, TASK_WORKFLOW_SHAPE);
+  };
+  const hasRoomFor = (tenantId: string) => direct < directLane.workers && (directByTenant.get(tenantId) ?? 0) < directLane.perTenant;
+  const countDirect = (tenantId: string, change: number) => {
+    direct += change;
+    const count = (directByTenant.get(tenantId) ?? 0) + change;
+    if (count > 0) directByTenant.set(tenantId, count);
+    else directByTenant.delete(tenantId);
+  };
+
+  return {
+    async startTask(taskId, tenantId) {
+      if (!hasRoomFor(tenantId)) return enqueueTask(taskId, tenantId);
+      countDirect(tenantId, 1);
+      const release = () => countDirect(tenantId, -1);
+      try {
+        const handle = await DBOS.startWorkflow(options.workflow(), { workflowID: taskId })(taskId, TASK_WORKFLOW_SHAPE);
+        // Settles when the workflow returns (or, for one that existed already, ends wherever it runs).
+        handle.getResult().then(release, release);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+    enqueueTask,
+  };
 }
 
 /** The state of a task's workflow in the engine (ENQUEUED, PENDING, SUCCESS, …); undefined when it has none. */

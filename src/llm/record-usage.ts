@@ -2,7 +2,8 @@ import type { Db } from '../db/database.ts';
 import type { ModelTextResult } from './stream-model-text.ts';
 
 export interface UsageOwner {
-  taskId: string;
+  /** Null for a call of the session itself (its title). */
+  taskId: string | null;
   tenantId: string;
   userId: string;
   sessionId: string;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { usageTotals } from '../llm/usage-totals.ts';
 
 export interface TaskUsage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
 
@@ -10,9 +11,8 @@ export const unixSeconds = () => Math.floor(Date.now() / 1000);
 
 export async function taskUsage(deps: Deps, taskId: string): Promise<TaskUsage> {
   const { rows } = await sql<TaskUsage>`
-    select coalesce(sum(input_tokens), 0)::int as prompt_tokens, coalesce(sum(output_tokens), 0)::int as completion_tokens,
-           coalesce(sum(total_tokens), 0)::int as total_tokens
-    from usage_records where task_id = ${taskId}`.execute(deps.db);
+    select input_tokens as prompt_tokens, output_tokens as completion_tokens, total_tokens
+    from (${usageTotals('task_id', taskId)}) usage`.execute(deps.db);
   return rows[0];
 }
 

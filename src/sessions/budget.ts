@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import { usageTotals } from '../llm/usage-totals.ts';
 import { checkBudgetPolicy } from '../policy/check-task.ts';
 import { findOwnedSession } from './queries.ts';
 
@@ -9,6 +10,6 @@ export async function setSessionBudget(deps: Deps, caller: Caller, sessionId: st
   const session = await findOwnedSession(deps.db, caller, sessionId);
   await checkBudgetPolicy(deps, caller, tokenBudget);
   await deps.db.updateTable('sessions').set({ token_budget: tokenBudget, updated_at: sql`now()` as never }).where('id', '=', session.id).execute();
-  const { rows } = await sql<{ used: number }>`select coalesce(sum(total_tokens), 0)::bigint as used from usage_records where session_id = ${session.id}`.execute(deps.db);
-  return { session_id: sessionId, token_budget: tokenBudget, tokens_used: Number(rows[0].used) };
+  const { rows } = await sql<{ total_tokens: number }>`${usageTotals('session_id', session.id)}`.execute(deps.db);
+  return { session_id: sessionId, token_budget: tokenBudget, tokens_used: rows[0].total_tokens };
 }

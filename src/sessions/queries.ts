@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { SessionRow, TaskStatus } from '../db/schema.ts';
 import { toTaskEvent, type TaskEvent } from '../events/append-event.ts';
 import { ensureOwned } from '../tasks/queries.ts';
+import { usageTotals } from '../llm/usage-totals.ts';
 import { isUuid } from '../uuid.ts';
 import { cutText, FIELD_TEXT_BYTES, PAGE_TEXT_BYTES, PREVIEW_CHARACTERS } from './text-budget.ts';
 
@@ -76,7 +77,7 @@ export interface SessionSummaryRow {
 export async function selectSessionSummaries(db: Db, caller: Caller, page: { limit: number; offset: number; sessionId?: string }): Promise<SessionSummaryRow[]> {
   const { rows } = await sql<SessionSummaryRow>`
     select s.id, s.user_id, s.external_id, s.title, s.context, s.token_budget, s.created_at, s.updated_at, s.expires_at,
-      coalesce(usage.tokens, 0)::bigint as tokens_used, coalesce(usage.cost, 0)::float8 as total_cost_usd,
+      usage.total_tokens as tokens_used, usage.cost_usd as total_cost_usd,
       counts.task_count, counts.successful_tasks, counts.failed_tasks,
       coalesce(counts.last_activity_at, s.created_at) as last_activity_at,
       ${preview(sql`latest.query`)} as latest_task_query, latest.status as latest_task_status,
@@ -89,7 +90,7 @@ export async function selectSessionSummaries(db: Db, caller: Caller, page: { lim
         (count(*) filter (where status in ('FAILED', 'TIMEOUT')))::int as failed_tasks,
         greatest(max(created_at), max(completed_at)) as last_activity_at
       from tasks where session_id = s.id) counts
-    left join lateral (select sum(total_tokens) as tokens, sum(cost_usd) as cost from usage_records where session_id = s.id) usage on true
+    left join lateral (${usageTotals('session_id', sql.ref('s.id'))}) usage on true
     left join lateral (select query, status from tasks where session_id = s.id order by created_at desc, id desc limit 1) latest on true
     left join lateral (
       select query, coalesce(mode, requested_mode) as mode, context from tasks where session_id = s.id order by created_at, id limit 1) first on true
@@ -167,12 +168,12 @@ export async function selectSessionTasks(db: Db, sessionId: string, page: { limi
     select t.id, ${cut(sql`t.query`)} as query, t.status, coalesce(t.mode, t.requested_mode) as mode,
       ${cut(sql`t.result`)} as result, ${cut(sql`t.error`)} as error, t.metadata, t.agents_used,
       t.created_at, t.started_at, t.completed_at,
-      coalesce(usage.tokens, 0)::bigint as total_tokens, coalesce(usage.cost, 0)::float8 as total_cost_usd,
+      usage.total_tokens, usage.cost_usd as total_cost_usd,
       (select count(*) from task_events e where e.task_id = t.id and e.type = 'TOOL_INVOKED')::int as tools_invoked,
       f.is_oversize, octet_length(t.query) as query_bytes, octet_length(t.result) as result_bytes, octet_length(t.error) as error_bytes
     from fitting f
     join tasks t on t.id = f.id
-    left join lateral (select sum(total_tokens) as tokens, sum(cost_usd) as cost from usage_records where task_id = t.id) usage on true
+    left join lateral (${usageTotals('task_id', sql.ref('t.id'))}) usage on true
     where f.position = 1 or f.running_bytes <= ${PAGE_TEXT_BYTES}
     order by f.created_at, f.id`.execute(db);
   return rows.map(({ query_bytes, result_bytes, error_bytes, ...row }) => row.is_oversize

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import { usageTotals } from '../llm/usage-totals.ts';
 import { checkBudgetPolicy } from '../policy/check-task.ts';
 import { findOwnedTask } from './queries.ts';
 
@@ -18,8 +19,8 @@ export async function setTaskBudget(deps: Deps, caller: Caller, taskId: string, 
 async function describeBudget(deps: Deps, taskId: string) {
   const { rows } = await sql<{ task_budget: number; task_used: number; session_id: string; session_budget: number; session_used: number; external_id: string | null }>`
     select t.token_budget as task_budget, s.id as session_id, s.external_id, s.token_budget as session_budget,
-      (select coalesce(sum(total_tokens), 0) from usage_records where task_id = t.id)::bigint as task_used,
-      (select coalesce(sum(total_tokens), 0) from usage_records where session_id = s.id)::bigint as session_used
+      (select total_tokens from (${usageTotals('task_id', sql.ref('t.id'))}) usage) as task_used,
+      (select total_tokens from (${usageTotals('session_id', sql.ref('s.id'))}) usage) as session_used
     from tasks t join sessions s on s.id = t.session_id where t.id = ${taskId}`.execute(deps.db);
   const row = rows[0];
   return {

@@ -3,6 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { NewTask, TaskRow, TaskStatus } from '../db/schema.ts';
 import { forbidden, notFound } from '../errors.ts';
+import { usageTotals } from '../llm/usage-totals.ts';
 import type { SessionClaim } from '../sessions/resolve-session.ts';
 
 export type NewQueuedTask = Pick<NewTask, 'id' | 'query' | 'requested_mode' | 'token_budget'> & {
@@ -89,10 +90,9 @@ export async function listTasks(db: Db, caller: Caller, filter: TaskListFilter):
     .select(sql<number | null>`usage.input_tokens`.as('input_tokens'))
     .select(sql<number | null>`usage.output_tokens`.as('output_tokens'))
     .select(sql<number | null>`usage.cost_usd`.as('cost_usd'))
+    // A task without calls lists no usage (nulls), not zeros.
     .leftJoin(sql<{ total_tokens: number }>`lateral (
-      select sum(total_tokens)::int as total_tokens, sum(input_tokens)::int as input_tokens,
-             sum(output_tokens)::int as output_tokens, sum(cost_usd)::float8 as cost_usd
-      from usage_records where usage_records.task_id = tasks.id having count(*) > 0)`.as('usage'), (join) => join.onTrue())
+      select * from (${usageTotals('task_id', sql.ref('tasks.id'))}) totals where calls > 0)`.as('usage'), (join) => join.onTrue())
     .where('tasks.tenant_id', '=', caller.tenantId)
     .where('tasks.user_id', '=', caller.userId);
   if (filter.status) query = query.where('tasks.status', '=', filter.status);

@@ -2,13 +2,13 @@ import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { TASK_QUEUE } from '../engine/engine.ts';
 
-/** A queued task older than this without progress may have lost its enqueue to a crash. */
+/** A queued task older than this without progress may have lost its start to a crash. */
 const ORPHAN_AGE_SECONDS = 30;
 const BATCH = 500;
 
 /**
- * The submit path writes the task row, then enqueues its workflow. A process that dies between the
- * two leaves a QUEUED row with no workflow; this sweep (at start-up and periodically) enqueues them.
+ * The submit path writes the task row, then starts its workflow. A process that dies between the
+ * two leaves a QUEUED row with no workflow; this sweep (at start-up and periodically) starts them.
  * Enqueueing an id that already has a workflow is a no-op, so the sweep is safe to repeat anywhere.
  */
 export async function requeueOrphanedTasks(deps: Deps, minimumAgeSeconds = ORPHAN_AGE_SECONDS): Promise<number> {
@@ -17,8 +17,8 @@ export async function requeueOrphanedTasks(deps: Deps, minimumAgeSeconds = ORPHA
     where status = 'QUEUED' and created_at < now() - make_interval(secs => ${minimumAgeSeconds})
       and not exists (select 1 from dbos.workflow_status w where w.workflow_uuid = tasks.id::text)
     order by created_at limit ${BATCH}`.execute(deps.db);
-  for (const row of rows) await deps.engine.enqueueTask(row.id, row.tenant_id);
-  if (rows.length > 0) deps.logger.warn({ count: rows.length }, 'enqueued tasks whose workflow was missing');
+  for (const row of rows) await deps.engine.startTask(row.id, row.tenant_id);
+  if (rows.length > 0) deps.logger.warn({ count: rows.length }, 'started tasks whose workflow was missing');
   return rows.length;
 }
 

@@ -24,7 +24,7 @@ export interface SubmitOptions {
   taskId?: string;
 }
 
-/** Validates the submission rules of spec 4.2, writes the task and enqueues its workflow. */
+/** Validates the submission rules of spec 4.2, writes the task and starts (or enqueues) its workflow. */
 export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<SubmittedTask> {
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
@@ -50,20 +50,20 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     options: pickOptions(input),
     token_budget: tokenBudget,
   });
-  // The row is committed first: if we die before the enqueue, or the engine cannot record it in time
-  // (its database writes wait out an outage), the orphan sweep enqueues it.
-  await startWithin(deps, taskId, caller.tenantId, ENQUEUE_WAIT_MS);
+  // The row is committed first: if we die before the start, or the engine cannot record it in time
+  // (its database writes wait out an outage), the orphan sweep starts it.
+  await startWithin(deps, taskId, caller.tenantId, START_WAIT_MS);
   return { taskId, session: resolvedSession(claim, stored.sessionId), createdAt: stored.createdAt };
 }
 
 /** How long a submission waits for the engine to take the task before answering anyway. */
-const ENQUEUE_WAIT_MS = 5_000;
+const START_WAIT_MS = 5_000;
 
 async function startWithin(deps: Deps, taskId: string, tenantId: string, waitMs: number): Promise<void> {
-  const enqueued = deps.engine.enqueueTask(taskId, tenantId).catch((error: unknown) => {
-    deps.logger.warn({ task_id: taskId, err: error }, 'enqueue failed; the orphan sweep will enqueue the task');
+  const started = deps.engine.startTask(taskId, tenantId).catch((error: unknown) => {
+    deps.logger.warn({ task_id: taskId, err: error }, 'start failed; the orphan sweep will start the task');
   });
-  await pTimeout(enqueued, {
+  await pTimeout(started, {
     milliseconds: waitMs,
     fallback: () => deps.logger.warn({ task_id: taskId }, 'engine slow to take the task; answering now, the orphan sweep covers it'),
   });

@@ -1,8 +1,9 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
+import type { NewTaskEvent } from '../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../events/event-writer.ts';
-import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import { callModelWithinBudget, recoveryEvent, thresholdEvents, withCancelWatch } from './model-call.ts';
+import type { ConversationMessage, ModelTextResult } from '../llm/stream-model-text.ts';
+import { callModelWithinBudget, recoveryEvent, thresholdEvents, withCancelWatch, type ModelCall } from './model-call.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
 import { runTaskStep } from './task-step.ts';
@@ -32,20 +33,10 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
   return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
     const stepKey = `${stepName}#${DBOS.stepID ?? 0}`;
     const call = await prepare();
-    const events = await openEventWriter({
-      db: deps.db, hub: deps.events, logger: deps.logger, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
-      partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
-    });
+    const events = await openAgentEventWriter(deps, task, stepKey, call);
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
-      agentId: call.agentId,
-      system: call.system,
-      messages: call.messages,
-      maxOutputTokens: call.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-      onStart: () => announceStart(events, call),
-      onDelta: (delta) => events.partial(call.agentId, delta),
-      onFallback: (fallback) => events.emit([recoveryEvent(stepKey, call.agentId, fallback)]),
-      mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
-      mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
+      ...agentModelCall(deps, task, stepKey, call, events),
+      onStart: () => events.emit(openingEvents(call)),
     }, cancel).catch(async (error) => {
       await events.flush();
       throw error;
@@ -56,18 +47,39 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
     }
     const { result } = outcome;
     // The last token text, the thresholds crossed and the completion go out in one commit, in that order.
-    await events.emit([...thresholdEvents(outcome.crossings), {
-      type: 'AGENT_COMPLETED', agentId: call.agentId, message: 'Agent completed',
-      payload: { model: result.model, provider: result.provider, input_tokens: result.inputTokens, output_tokens: result.outputTokens },
-    }]);
+    await events.emit([...thresholdEvents(outcome.crossings), agentCompletedEvent(call.agentId, result)]);
     return { answer: { agentId: call.agentId, ...result } };
   }));
 }
 
-/** The events before the model call, in one commit (their dedupe keys stay positional, as when sent one by one). */
-async function announceStart(events: EventWriter, call: AgentCall): Promise<void> {
+/** The writer of an agent step's token deltas and events, keyed by the step. */
+export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<EventWriter> {
+  return openEventWriter({
+    db: deps.db, hub: deps.events, logger: deps.logger, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
+    partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
+  });
+}
+
+/** The model call an agent makes: its deltas and fallbacks go to the step's writer. */
+export function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall, events: EventWriter): ModelCall {
+  return {
+    agentId: call.agentId,
+    system: call.system,
+    messages: call.messages,
+    maxOutputTokens: maxOutputTokensOf(call),
+    onDelta: (delta) => events.partial(call.agentId, delta),
+    onFallback: (fallback) => events.emit([recoveryEvent(stepKey, call.agentId, fallback)]),
+    mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
+    mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
+  };
+}
+
+export const maxOutputTokensOf = (call: AgentCall) => call.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+
+/** The events before the model call, in one commit, without dedupe keys (the caller keys them by position). */
+export function openingEvents(call: AgentCall): NewTaskEvent[] {
   const progress = call.progress ? [{ type: 'PROGRESS', agentId: call.agentId, message: call.progress, payload: { stage: 'execution' } }] : [];
-  await events.emit([
+  return [
     ...progress,
     {
       type: 'DATA_PROCESSING', agentId: call.agentId, message: 'Prepared the conversation context',
@@ -76,7 +88,14 @@ async function announceStart(events: EventWriter, call: AgentCall): Promise<void
     { type: 'AGENT_THINKING', agentId: call.agentId, message: 'Thinking about the request' },
     { type: 'AGENT_STARTED', agentId: call.agentId, message: 'Agent started' },
     { type: 'LLM_PROMPT', agentId: call.agentId, message: lastUserMessage(call.messages).slice(0, 500) },
-  ]);
+  ];
+}
+
+export function agentCompletedEvent(agentId: string, result: ModelTextResult): NewTaskEvent {
+  return {
+    type: 'AGENT_COMPLETED', agentId, message: 'Agent completed',
+    payload: { model: result.model, provider: result.provider, input_tokens: result.inputTokens, output_tokens: result.outputTokens },
+  };
 }
 
 const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);

@@ -38,27 +38,34 @@ export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, call
   const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
   const reservation = await durably('reserve tokens', () => reserveTokens(deps.db, deps.config, task, callKey, estimatedInput, call.maxOutputTokens));
   if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
-  const stream = async () => {
+  const result = await streamReservedCall(deps, task, callKey, { ...call, maxOutputTokens: reservation.maxOutputTokens }, cancel);
+  // Usage and settlement are keyed by the call: written once however often the database makes us try.
+  const crossings = await durably('record usage', () => settleTokens(deps.db, deps.config, task, callKey, call.agentId, result));
+  return { result, crossings };
+}
+
+/**
+ * Streams a call whose tokens are reserved (`call.maxOutputTokens` is what the reservation granted), within
+ * the task's deadline and `cancel`; a call that fails gives its reservation back.
+ */
+export async function streamReservedCall(deps: Deps, task: TaskSnapshot, callKey: string, call: ModelCall, cancel: AbortSignal): Promise<ModelTextResult> {
+  try {
     await call.onStart?.();
-    return withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, {
+    return await withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, {
       selection: taskModelSelection(task),
       system: call.system,
       messages: call.messages,
-      maxOutputTokens: reservation.maxOutputTokens,
+      maxOutputTokens: call.maxOutputTokens,
       abortSignal,
       mockDelayMs: call.mockDelayMs,
       mockAnswerWords: call.mockAnswerWords,
       onDelta: call.onDelta,
       onFallback: call.onFallback,
     }));
-  };
-  const result = await stream().catch(async (error) => {
-    await durably('release tokens', () => releaseTokens(deps.db, callKey));
+  } catch (error) {
+    await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, callKey), { logger: deps.logger, what: 'release tokens' });
     throw error;
-  });
-  // Usage and settlement are keyed by the call: written once however often the database makes us try.
-  const crossings = await durably('record usage', () => settleTokens(deps.db, deps.config, task, callKey, call.agentId, result));
-  return { result, crossings };
+  }
 }
 
 /** Runs `work` with a signal that aborts as soon as the task's cancellation is requested. */

@@ -41,6 +41,14 @@ export async function prepareSessionContext(deps: Deps, task: TaskSnapshot, syst
 }
 
 async function shapeSessionContext(deps: Deps, task: TaskSnapshot, system: string, stepKey: string): Promise<SessionContext> {
+  const plan = await planSessionContext(deps, task, system);
+  return 'context' in plan ? plan.context : compressMiddle(deps, task, { ...plan.compression, stepKey });
+}
+
+export type SessionContextPlan = { context: SessionContext } | { compression: Omit<Compression, 'stepKey'> };
+
+/** The history window as it can be sent, or what must be summarised first (reads only). */
+export async function planSessionContext(deps: Deps, task: TaskSnapshot, system: string): Promise<SessionContextPlan> {
   const settings = readHistorySettings(task.context);
   const window = await loadSessionHistory(deps.db, task, settings.windowSize);
   const contextWindow = taskContextWindow(deps, task);
@@ -50,15 +58,15 @@ async function shapeSessionContext(deps: Deps, task: TaskSnapshot, system: strin
     limit: Math.floor(contextWindow * settings.triggerRatio),
     target: Math.floor(contextWindow * settings.targetRatio),
   };
-  if (sizes.fixed + tokensOf(window) <= sizes.limit) return compose(window, [], [], null);
+  if (sizes.fixed + tokensOf(window) <= sizes.limit) return { context: compose(window, [], [], null) };
   const split = splitHistory(window, settings, sizes.fixed, sizes.target);
-  if (split.middle.length === 0) return compose(window, [], [], null);
+  if (split.middle.length === 0) return { context: compose(window, [], [], null) };
   const stored = await findLatestSummary(deps.db, task.sessionId);
   const uncovered = uncoveredMessages(split.middle, stored?.through);
   if (stored && sizes.fixed + tokensOf([...split.primers, ...uncovered, ...split.recents]) + estimateTokens(stored.summary) <= sizes.limit) {
-    return compose(split.primers, uncovered, split.recents, stored.summary);
+    return { context: compose(split.primers, uncovered, split.recents, stored.summary) };
   }
-  return compressMiddle(deps, task, { split, stored, uncovered, sizes, stepKey, tokensBefore: sizes.fixed + tokensOf(window) });
+  return { compression: { split, stored, uncovered, sizes, tokensBefore: sizes.fixed + tokensOf(window) } };
 }
 
 interface Compression {

@@ -1,41 +1,70 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
+import { TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
+import { answerAtOnce } from './answer-at-once.ts';
 import { checkpoint } from './checkpoint.ts';
 import { hasErrorName } from './control-errors.ts';
 import { titleSession } from './session-title.ts';
-import { runSimpleWorkflow } from './simple.ts';
+import { runSimpleWorkflow, simpleOutcome } from './simple.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
 
-export type TaskWorkflow = (taskId: string) => Promise<void>;
-
-/** The durable workflow of every task; its workflow id is the task id. Register before DBOS.launch(). */
+/**
+ * The durable workflow of every task; its workflow id is the task id. Register before DBOS.launch().
+ * A simple task runs in one step (answer-at-once.ts); everything else, and every workflow started before
+ * that path existed (no `shape`), runs step by step, each checkpoint and model call a step of its own.
+ */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
-  return DBOS.registerWorkflow(async (taskId: string) => {
-    const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, chooseMode));
-    if (!task) return;
-    if (await runToEnd(deps, task) === 'completed') await titleSession(deps, task);
-  }, { name: 'agentgate.task' });
+  return DBOS.registerWorkflow(async (taskId: string, shape?: number) => (
+    shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)
+  ), { name: 'agentgate.task' });
+}
+
+async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
+  let outcome;
+  try {
+    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, chooseMode));
+  } catch (error) {
+    await endWithError(deps, taskId, error);
+    return;
+  }
+  if (outcome.kind === 'declined') return runStepByStep(deps, taskId);
+  if (outcome.kind !== 'held') return;
+  const { task, answer } = outcome;
+  if (await runToEnd(deps, task, async () => simpleOutcome(answer)) === 'completed') deps.titles.nudge();
+}
+
+async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
+  const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, chooseMode));
+  if (!task) return;
+  const routed = async () => {
+    await checkpoint(deps, task, 'pre_routing');
+    return routeTask(deps, task);
+  };
+  if (await runToEnd(deps, task, routed) === 'completed') await titleSession(deps, task);
 }
 
 /**
  * Runs the task and records how it ended. A task that parked (paused) has not ended: its workflow
  * returns without recording anything, and resume rewinds it to where it parked.
  */
-async function runToEnd(deps: Deps, task: TaskSnapshot): Promise<'completed' | 'ended' | 'parked'> {
+async function runToEnd(deps: Deps, task: TaskSnapshot, produce: () => Promise<TaskOutcome>): Promise<'completed' | 'ended' | 'parked'> {
   try {
-    await checkpoint(deps, task, 'pre_routing');
-    const outcome = await routeTask(deps, task);
+    const outcome = await produce();
     await checkpoint(deps, task, 'pre_completion');
     await runTaskStep(deps, 'complete-task', () => completeTask(deps, task, outcome));
     return 'completed';
   } catch (error) {
-    if (hasErrorName(error, 'TaskParkedError')) return 'parked';
-    if (deps.stopping.aborted) return haltForShutdown();
-    await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, task, error));
-    return 'ended';
+    return endWithError(deps, task.id, error);
   }
+}
+
+async function endWithError(deps: Deps, taskId: string, error: unknown): Promise<'ended' | 'parked'> {
+  if (hasErrorName(error, 'TaskParkedError')) return 'parked';
+  if (deps.stopping.aborted) return haltForShutdown();
+  await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
+  return 'ended';
 }
 
 /**
@@ -60,9 +89,9 @@ async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
 }
 
 /** Errors come back from step records by name: cancellation, the deadline, or a failure. */
-async function finishWithError(deps: Deps, task: TaskSnapshot, error: unknown): Promise<void> {
+async function finishWithError(deps: Deps, taskId: string, error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
-  if (hasErrorName(error, 'TaskCancelledError')) return finishCancelled(deps, task, message.replace(/^task cancelled at /, ''));
-  deps.logger.warn({ task_id: task.id, err: error }, 'task failed');
-  await failTask(deps, task, hasErrorName(error, 'TaskTimeoutError') ? 'TIMEOUT' : 'FAILED', message);
+  if (hasErrorName(error, 'TaskCancelledError')) return finishCancelled(deps, taskId, message.replace(/^task cancelled at /, ''));
+  deps.logger.warn({ task_id: taskId, err: error }, 'task failed');
+  await failTask(deps, taskId, hasErrorName(error, 'TaskTimeoutError') ? 'TIMEOUT' : 'FAILED', message);
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { ModelTextResult } from '../llm/stream-model-text.ts';
 import { recordUsage } from '../llm/record-usage.ts';
+import { usedTokens } from '../llm/usage-totals.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 /** Below this many tokens of room for an answer, a budget counts as exhausted. */
@@ -25,39 +26,48 @@ export interface ThresholdCrossing extends BudgetState { threshold: number }
  * budget together. The call's answer is capped to the room left: a call never starts that could
  * exceed a budget except by the error of the input estimate (chars / 4).
  */
-export async function reserveTokens(db: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
-  return db.transaction().execute(async (transaction) => {
-    const states = await lockBudgets(transaction, config, task, callKey);
-    const room = Math.min(...states.map((state) => state.budget - state.used));
-    const exhausted = states.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
-    if (exhausted) return { granted: false, exhausted };
-    const maxOutputTokens = Math.min(wantedOutput, room - estimatedInput);
-    await transaction.insertInto('token_reservations')
-      .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens })
-      .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens }))
-      .execute();
-    return { granted: true, maxOutputTokens };
-  });
+export async function reserveTokens(db: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
+  return db.transaction().execute((transaction) => reserveTokensWithin(transaction, config, task, callKey, estimatedInput, wantedOutput));
+}
+
+/** reserveTokens inside the caller's transaction, which may already hold the task row. */
+export async function reserveTokensWithin(transaction: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
+  const states = await lockBudgets(transaction, config, task, callKey);
+  const room = Math.min(...states.map((state) => state.budget - state.used));
+  const exhausted = states.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
+  if (exhausted) return { granted: false, exhausted };
+  const maxOutputTokens = Math.min(wantedOutput, room - estimatedInput);
+  await transaction.insertInto('token_reservations')
+    .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens })
+    .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens }))
+    .execute();
+  return { granted: true, maxOutputTokens };
 }
 
 /** Records the call's usage and frees its reservation in one transaction; returns budget thresholds crossed. */
 export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
-  return db.transaction().execute(async (transaction) => {
-    await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result);
-    await transaction.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
-    const spent = result.inputTokens + result.outputTokens;
-    const after = await readBudgets(transaction, config, task, undefined);
-    return after.flatMap((state) => THRESHOLDS
-      .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
-      .map((threshold) => ({ ...state, threshold })));
-  });
+  return db.transaction().execute((transaction) => settleTokensWithin(transaction, config, task, callKey, agentId, result));
+}
+
+/** settleTokens inside the caller's transaction (the one that also completes the task). */
+export async function settleTokensWithin(transaction: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
+  await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result);
+  await transaction.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
+  const spent = result.inputTokens + result.outputTokens;
+  const after = await readBudgets(transaction, config, task, undefined);
+  return after.flatMap((state) => THRESHOLDS
+    .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
+    .map((threshold) => ({ ...state, threshold })));
 }
 
 export async function releaseTokens(db: Db, callKey: string): Promise<void> {
   await db.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
 }
 
-async function lockBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot, excludeCallKey: string): Promise<BudgetState[]> {
+/** What a reservation needs to know of its task: which budgets it draws on. */
+export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId'>;
+
+async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string): Promise<BudgetState[]> {
   // Task row first, as every task state change does (src/task-state/change-task.ts), then the session's.
   await sql`select 1 from tasks where id = ${task.id} for no key update`.execute(db);
   await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
@@ -65,13 +75,11 @@ async function lockBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot,
 }
 
 /** Spent (usage rows) plus set aside (reservations of other calls) against each budget. */
-async function readBudgets(db: Db, config: Readonly<Config>, task: TaskSnapshot, excludeCallKey: string | undefined): Promise<BudgetState[]> {
+async function readBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
   const { rows } = await sql<{ task_budget: number | null; session_budget: number; task_used: number; session_used: number }>`
     select t.token_budget as task_budget, s.token_budget as session_budget,
-      (select coalesce(sum(total_tokens), 0) from usage_records where task_id = t.id)
-        + (select coalesce(sum(tokens), 0) from token_reservations where task_id = t.id and call_key is distinct from ${excludeCallKey ?? null}) as task_used,
-      (select coalesce(sum(total_tokens), 0) from usage_records where session_id = s.id)
-        + (select coalesce(sum(tokens), 0) from token_reservations where session_id = s.id and call_key is distinct from ${excludeCallKey ?? null}) as session_used
+      ${usedTokens('task_id', sql.ref('t.id'), excludeCallKey)} as task_used,
+      ${usedTokens('session_id', sql.ref('s.id'), excludeCallKey)} as session_used
     from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
   const row = rows[0];
   return [

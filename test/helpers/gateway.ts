@@ -96,6 +96,9 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     await kill('SIGTERM');
     await sqlPool.end();
     for (const cleanup of cleanups) await cleanup();
+    // Issue 13: no deprecation warning at start-up or under load (e.g. one pg client queried by two callers at once).
+    const warning = /^.*DeprecationWarning.*$/m.exec(log);
+    if (warning) throw new Error(`the gateway printed a deprecation warning: ${warning[0]}`);
   });
   await launch();
   const send = (method: string, requestPath: string, body: string | undefined, headers: Record<string, string>) =>

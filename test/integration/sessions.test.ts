@@ -176,8 +176,12 @@ describe('sessions', () => {
     });
     assert.ok(titled.title.length > 0 && [...titled.title].length <= 60, titled.title);
     assert.doesNotMatch(titled.title, /["\n]/);
-    const { rows } = await gateway().sql.query(`select count(*)::int as count from usage_records where task_id = $1 and agent_id = 'title_generator'`, [firstTask]);
-    assert.equal(rows[0].count, 1, 'the title call is billed like any other');
+    const { rows } = await gateway().sql.query(`
+      select count(*) filter (where task_id is null)::int as session_rows, count(*) filter (where task_id = $1)::int as task_rows
+      from usage_records u join sessions s on s.id = u.session_id where s.external_id = 'titled-session' and agent_id = 'title_generator'`, [firstTask]);
+    assert.deepEqual(rows[0], { session_rows: 1, task_rows: 0 }, 'the title call is billed to the session, not to the first task');
+    const task = (await gateway().request('GET', `/api/v1/tasks/${firstTask}`)).body;
+    assert.ok(!JSON.stringify(task).includes('title_generator'), 'the task reports its own calls only');
 
     const renamed = await gateway().request('PATCH', '/api/v1/sessions/titled-session', { title: 'My trip' });
     assert.equal(renamed.status, 200, renamed.text);

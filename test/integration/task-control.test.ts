@@ -6,6 +6,10 @@ import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 const workflowStatus = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
   (await gateway.sql.query('select status from dbos.workflow_status where workflow_uuid = $1', [taskId])).rows[0]?.status as string | undefined;
 
+/** The queue a workflow went through: null for one this process started at once (issue 13). */
+const queueOf = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
+  (await gateway.sql.query('select queue_name from dbos.workflow_status where workflow_uuid = $1', [taskId])).rows[0]?.queue_name as string | null;
+
 const eventTypes = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
   (await gateway.sql.query('select type, payload from task_events where task_id = $1 order by seq', [taskId])).rows;
 
@@ -20,6 +24,7 @@ describe('pause, resume and cancel', () => {
 
   it('pauses at the next checkpoint, reports it, and resumes to one final answer', async () => {
     const taskId = await submit({ mock_delay_ms: 1500 });
+    assert.equal(await queueOf(gateway(), taskId), null, 'a free worker started it directly');
     await waitForPartials(taskId);
     const paused = await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'coffee break' });
     assert.equal(paused.status, 202);
@@ -122,12 +127,22 @@ describe('pause, resume and cancel', () => {
 });
 
 describe('cancel while queued', () => {
-  const gateway = useGateway({ env: { WORKER_CONCURRENCY: '1' } });
+  // Two workers: one for tasks started on arrival, one for tasks taken from the queue.
+  const gateway = useGateway({ env: { WORKER_CONCURRENCY: '2', TENANT_WORKER_SHARE: '1' } });
+  const occupyWorkers = async (delayMs: number) => {
+    const direct = await gateway().request('POST', '/api/v1/tasks', { query: 'occupy the direct worker', context: { mock_delay_ms: delayMs } });
+    const fromQueue = await gateway().request('POST', '/api/v1/tasks', { query: 'occupy the queue worker', context: { mock_delay_ms: delayMs } });
+    assert.equal(await queueOf(gateway(), direct.body.task_id), null, 'the free worker took the first task at once');
+    assert.equal(await queueOf(gateway(), fromQueue.body.task_id), 'agentgate-tasks', 'the next one went through the queue');
+    await waitFor('the queued task to start', async () => (await gateway().request('GET', `/api/v1/tasks/${fromQueue.body.task_id}`)).body.status === 'TASK_STATUS_RUNNING' || undefined);
+    return { body: { task_id: fromQueue.body.task_id } };
+  };
 
   it('a queued task is cancelled at once and never runs', async () => {
-    const blocker = await gateway().request('POST', '/api/v1/tasks', { query: 'occupy the worker', context: { mock_delay_ms: 3000 } });
+    const blocker = await occupyWorkers(3000);
     const queued = await gateway().request('POST', '/api/v1/tasks', { query: 'wait in line' });
     const taskId = queued.body.task_id;
+    assert.equal(await queueOf(gateway(), taskId), 'agentgate-tasks', 'with both workers busy, it waits in the queue');
     assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body.status, 'TASK_STATUS_QUEUED');
     const paused = await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`);
     assert.equal(paused.status, 202, 'a queued task can be paused (held before it starts)');
@@ -141,5 +156,21 @@ describe('cancel while queued', () => {
     assert.equal(task.body.status, 'TASK_STATUS_CANCELLED');
     const { rows } = await gateway().sql.query('select type from task_events where task_id = $1 order by seq', [taskId]);
     assert.deepEqual(rows.map((row) => row.type), ['WORKFLOW_PAUSING', 'WORKFLOW_CANCELLING', 'WORKFLOW_CANCELLED', 'STREAM_END']);
+  });
+
+  it('a queued task paused and resumed waits its turn, then runs once', async () => {
+    const blocker = await occupyWorkers(2000);
+    const queued = await gateway().request('POST', '/api/v1/tasks', { query: 'wait in line' });
+    const taskId = queued.body.task_id;
+    assert.equal(await queueOf(gateway(), taskId), 'agentgate-tasks');
+    assert.equal((await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`)).status, 202);
+    assert.equal((await gateway().request('POST', `/api/v1/tasks/${taskId}/resume`)).status, 202);
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body.status, 'TASK_STATUS_QUEUED', 'resumed before it started, it is queued again');
+    const task = await waitForTask(gateway(), taskId);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+    await waitForTask(gateway(), blocker.body.task_id);
+    const types = (await eventTypes(gateway(), taskId)).map((event) => event.type);
+    assert.equal(types.filter((type) => type === 'LLM_OUTPUT').length, 1, 'answered once');
+    assert.deepEqual(types.slice(0, 3), ['WORKFLOW_PAUSING', 'WORKFLOW_RESUMED', 'WORKFLOW_STARTED'], 'it did not start while paused');
   });
 });

@@ -1,0 +1,27 @@
+import { sql, type RawBuilder } from 'kysely';
+
+export type UsageOwner = 'task_id' | 'session_id';
+
+/**
+ * The sums of the usage rows of one task's or one session's calls: the one definition that totals, budgets
+ * and listings share. A query with one row (zeros when there are none, and `calls` to tell); use it as a
+ * lateral subquery (`left join lateral (...) usage on true`) or select from it. A session's rows include its
+ * own calls (the title), which no task has.
+ */
+export function usageTotals(owner: UsageOwner, id: RawBuilder<unknown> | string): RawBuilder<unknown> {
+  return sql`select count(*)::int as calls,
+      coalesce(sum(input_tokens), 0)::int8 as input_tokens, coalesce(sum(output_tokens), 0)::int8 as output_tokens,
+      coalesce(sum(total_tokens), 0)::int8 as total_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd
+    from usage_records where ${sql.ref(`usage_records.${owner}`)} = ${id}`;
+}
+
+/** Tokens set aside by calls in flight (other than `exceptCallKey`), which budgets count as spent. */
+export function reservedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
+  return sql`(select coalesce(sum(tokens), 0)::int8 from token_reservations
+    where ${sql.ref(`token_reservations.${owner}`)} = ${id} and call_key is distinct from ${exceptCallKey ?? null})`;
+}
+
+/** Spent (usage) plus reserved tokens: what a budget has used. */
+export function usedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
+  return sql`((select total_tokens from (${usageTotals(owner, id)}) usage) + ${reservedTokens(owner, id, exceptCallKey)})`;
+}
