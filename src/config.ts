@@ -31,6 +31,7 @@ const EnvSchema = Type.Object({
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
+  EVENT_PARTIALS_ASYNC_COMMIT: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 90 }),
   PARTIAL_EVENT_RETENTION_HOURS: Type.Integer({ minimum: 24, default: 24 }),
   SSE_PING_INTERVAL_MS: Type.Integer({ minimum: 100, default: 10_000 }),
@@ -126,6 +127,8 @@ export interface Config {
   events: {
     /** Token deltas are coalesced into one LLM_PARTIAL at most this often. */
     partialIntervalMs: number;
+    /** Batches of token deltas only commit without waiting for the WAL flush (see docs/decisions.md). */
+    asyncPartialCommits: boolean;
     retentionDays: number;
     partialRetentionHours: number;
   };
@@ -221,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     }),
     events: Object.freeze({
       partialIntervalMs: values.EVENT_PARTIAL_INTERVAL_MS,
+      asyncPartialCommits: values.EVENT_PARTIALS_ASYNC_COMMIT === '1',
       retentionDays: values.EVENT_RETENTION_DAYS,
       partialRetentionHours: values.PARTIAL_EVENT_RETENTION_HOURS,
     }),

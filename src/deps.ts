@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { TaskStarter } from './engine/engine.ts';
 import type { EventHub } from './events/event-hub.ts';
+import type { GroupCommitter } from './events/group-commit.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
 import type { Policy } from './policy/policy.ts';
 import type { SessionTitler } from './sessions/session-titles.ts';
@@ -17,6 +18,8 @@ export interface Deps {
   policy: Policy;
   /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */
   events: EventHub;
+  /** Event appends outside a task state change, written together with other tasks' (group commit). */
+  appends: GroupCommitter;
   /** Aborted when the process begins to shut down: streams and long waits end, interrupted workflows record nothing. */
   stopping: AbortSignal;
   /** `ok`, or what is wrong with the database this process supervises (the embedded server restarting or failing). */

@@ -13,6 +13,7 @@ import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
+import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
 import type { Deps } from './deps.ts';
@@ -77,7 +78,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow! });
   const deps: Deps = {
-    config, db: connection.db, models, logger, events, policy: loadPolicy(config.policy.file, config.policy.mode),
+    config, db: connection.db, models, logger, events,
+    appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     databaseHealth: connection.health,
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),

@@ -36,16 +36,39 @@ interface TaskEventRow {
 /** Writes events to Postgres (the record) and returns them as stored; nothing is seen before this commits. */
 export async function appendTaskEvents(db: Db, taskId: string, events: NewTaskEvent[]): Promise<TaskEvent[]> {
   if (events.length === 0) return [];
-  const batch = events.map((event) => ({
+  const { rows } = await sql<TaskEventRow>`
+    select * from append_task_events(${taskId}::uuid, ${JSON.stringify(events.map(toEventRecord))}::jsonb, ${Date.now()}::bigint)`.execute(db);
+  return rows.map(toTaskEvent);
+}
+
+/** The events one caller appends to one task. */
+export interface TaskAppend {
+  taskId: string;
+  events: NewTaskEvent[];
+}
+
+/**
+ * Writes the appends of many tasks in one transaction with one notification, each task's events in order
+ * (migration 0014), and returns what each append stored. Fails as a whole if any append fails.
+ * `asyncPartials`: a batch of token deltas only commits without waiting for the WAL flush.
+ */
+export async function appendTaskEventBatch(db: Db, appends: TaskAppend[], options: { asyncPartials: boolean }): Promise<TaskEvent[][]> {
+  const entries = appends.map((append) => ({ task_id: append.taskId, events: append.events.map(toEventRecord) }));
+  const { rows } = await sql<TaskEventRow & { entry: number }>`
+    select * from append_task_event_batch(${JSON.stringify(entries)}::jsonb, ${Date.now()}::bigint, ${options.asyncPartials})`.execute(db);
+  const stored = appends.map((): TaskEvent[] => []);
+  for (const row of rows) stored[row.entry].push(toTaskEvent(row));
+  return stored;
+}
+
+function toEventRecord(event: NewTaskEvent) {
+  return {
     type: event.type,
     agent_id: event.agentId ?? null,
     message: event.message ?? null,
     payload: event.payload ?? null,
     dedupe_key: event.dedupeKey ?? null,
-  }));
-  const { rows } = await sql<TaskEventRow>`
-    select * from append_task_events(${taskId}::uuid, ${JSON.stringify(batch)}::jsonb, ${Date.now()}::bigint)`.execute(db);
-  return rows.map(toTaskEvent);
+  };
 }
 
 export function toTaskEvent(row: TaskEventRow): TaskEvent {

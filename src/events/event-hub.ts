@@ -29,7 +29,8 @@ export async function createEventHub(connectionString: string, logger: Logger): 
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString, application_name: 'agentgate-events' });
-    next.on('notification', (message) => { if (message.payload) wake(message.payload); });
+    // A grouped event write notifies once for all its tasks: their ids, one a line (migration 0014).
+    next.on('notification', (message) => { for (const key of message.payload?.split('\n') ?? []) if (key) wake(key); });
     next.on('error', (error) => {
       logger.warn({ err: error }, 'event listener connection lost; reconnecting');
       next.end().catch(() => {});

@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
-import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
-import { retryUntilDatabaseAnswers } from '../db/retry.ts';
-import { appendTaskEvents, type NewTaskEvent } from './append-event.ts';
-import type { EventHub } from './event-hub.ts';
+import type { NewTaskEvent } from './append-event.ts';
+import type { GroupCommitter } from './group-commit.ts';
 
 export interface EventWriter {
   /**
@@ -15,18 +13,24 @@ export interface EventWriter {
   partial(agentId: string, delta: string): void;
   /** Writes whatever is buffered and waits until every event so far is stored. */
   flush(): Promise<void>;
+  /**
+   * Waits until every event so far is stored and hands over the buffered token text (an LLM_PARTIAL, keyed
+   * like the others) instead of writing it: the caller appends it first in its own transaction, which saves
+   * a commit when the step ends with one anyway.
+   */
+  takeBuffered(): Promise<NewTaskEvent[]>;
 }
 
 export interface EventWriterOptions {
   db: Db;
-  hub?: EventHub;
-  logger: Logger;
   taskId: string;
   /** Identifies the emitting step; stable across a re-run of that step after a crash. */
   stepKey: string;
   partialIntervalMs: number;
   /** Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. */
   partialMarks?: Record<string, unknown>;
+  /** The process's group committer: it writes the appends of all tasks together and wakes their followers. */
+  appends: GroupCommitter;
 }
 
 /**
@@ -36,7 +40,7 @@ export interface EventWriterOptions {
  * deterministic model therefore continues its stream exactly where the crash cut it.
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
-  const { db, hub, logger, taskId, stepKey, partialIntervalMs, partialMarks } = options;
+  const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks } = options;
   let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
@@ -47,15 +51,14 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
   let bufferedAgent = '';
   let timer: NodeJS.Timeout | undefined;
 
-  // Writes run one after another and never reject: token deltas are flushed from a timer that nobody
-  // awaits, so a failure is kept for the step to see instead of escaping as an unhandled rejection.
-  // Every event carries a dedupe key, so an append retried after a lost connection is recorded once.
+  // Writes run one after another (so they commit in order) and never reject: token deltas are flushed from
+  // a timer that nobody awaits, so a failure is kept for the step to see instead of escaping as an unhandled
+  // rejection. Every event carries a dedupe key, so an append retried after a lost connection is recorded once.
   const enqueue = (events: NewTaskEvent[]) => {
     chain = chain.then(async () => {
       if (failure !== undefined) return;
       try {
-        const stored = await retryUntilDatabaseAnswers(() => appendTaskEvents(db, taskId, events), { logger, what: 'record task events' });
-        if (stored.length > 0) hub?.wake(taskId);
+        await appends.append(taskId, events);
       } catch (error) {
         failure = error;
       }
@@ -104,6 +107,12 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
     async flush() {
       flushPartial();
       await settled();
+    },
+    async takeBuffered() {
+      // Taken first, so that no timer writes it meanwhile.
+      const partial = takePartial();
+      await settled();
+      return partial;
     },
   };
 }

@@ -5,10 +5,12 @@ import type { TaskRow } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { appendTaskEvents, type NewTaskEvent } from '../events/append-event.ts';
 import type { EventHub } from '../events/event-hub.ts';
+import type { GroupCommitter } from '../events/group-commit.ts';
 
 export interface TaskStateDeps {
   db: Db;
   events: EventHub;
+  appends: GroupCommitter;
   logger: Logger;
 }
 
@@ -45,8 +47,16 @@ export async function changeTask<T = undefined>(
   return result;
 }
 
-/** Appends events that change nothing else (progress, thresholds, pauses reached), then wakes followers. */
+/**
+ * Appends events that change nothing else (progress, thresholds, pauses reached), then wakes followers. A
+ * workflow's go out with other tasks' appends (group commit, which waits out an unreachable database); a
+ * request's alone, so that an outage fails it at once.
+ */
 export async function appendEvents(deps: TaskStateDeps, taskId: string, waiter: Waiter, events: NewTaskEvent[]): Promise<void> {
+  if (waiter === 'workflow') {
+    await deps.appends.append(taskId, events);
+    return;
+  }
   const stored = await persist(deps, waiter, 'record task events', () => appendTaskEvents(deps.db, taskId, events));
   if (stored.length > 0) deps.events.wake(taskId);
 }

@@ -49,12 +49,12 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
         await events.flush();
         throw error;
       });
-    // Every token delta is stored before the events that close the stream.
-    await events.flush();
+    // The last token text goes out first in the completing transaction, before the events that close the stream.
+    const lastDelta = await events.takeBuffered();
     const answer = { agentId: call.agentId, ...result };
     const completed = await changeTask(deps, taskId, 'workflow', async (transaction, locked) => {
       const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, call.agentId, result);
-      const agentEvents = [...thresholdEvents(crossings), { ...agentCompletedEvent(call.agentId, result), dedupeKey: `${stepKey}:completed` }];
+      const agentEvents = [...lastDelta, ...thresholdEvents(crossings), { ...agentCompletedEvent(call.agentId, result), dedupeKey: `${stepKey}:completed` }];
       if (locked.cancel_requested || locked.pause_requested) return { events: agentEvents, result: locked.cancel_requested ? 'cancelled' : 'held' };
       return { events: [...agentEvents, ...await completeWithin(transaction, task, simpleOutcome(answer))], result: 'completed' };
     });

@@ -55,7 +55,7 @@ export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => P
 /** The writer of an agent step's token deltas and events, keyed by the step. */
 export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<EventWriter> {
   return openEventWriter({
-    db: deps.db, hub: deps.events, logger: deps.logger, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
+    db: deps.db, appends: deps.appends, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
     partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
   });
 }

@@ -1,0 +1,174 @@
+import type { TaskEvent } from './append-event.ts';
+import type { EventHub } from './event-hub.ts';
+
+/** Up to `limit` events of a task after `afterSeq`, in seq order; waits out a database outage and resolves `[]` once `signal` aborts. */
+export type ReadLog = (taskId: string, afterSeq: number, limit: number, signal: AbortSignal) => Promise<TaskEvent[]>;
+
+export interface FeedFollowOptions {
+  afterSeq: number;
+  types?: string[];
+  signal: AbortSignal;
+}
+
+export interface TaskFeeds {
+  /** Every event after the cursor, once and in seq order, until STREAM_END (delivered whatever `types` says) or abort. */
+  follow(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent>;
+}
+
+export interface FeedLimits {
+  batchSize: number;
+  /** Recent events a feed keeps; a follower further behind reads the log itself. */
+  ringSize: number;
+  /** Safety net for a lost notification: a feed reads again at least this often. */
+  pollMs: number;
+}
+
+const DEFAULT_LIMITS: FeedLimits = { batchSize: 500, ringSize: 1_000, pollMs: 2_000 };
+
+interface TaskFeed {
+  join(): void;
+  leave(): void;
+  /** The events after `cursor` the feed holds; undefined when the cursor is older than its ring (or it has none yet). */
+  eventsAfter(cursor: number): TaskEvent[] | undefined;
+  /** Reads the log for one follower the ring cannot serve; one that reaches the end hands over to the feed. */
+  catchUp(cursor: number, signal: AbortSignal): Promise<TaskEvent[]>;
+  /** Resolves once the feed holds an event after `cursor`, or on abort; rejects if the feed's read fails. */
+  waitPast(cursor: number, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Live fan-out within one process: each task with followers has one feed, which reads the task's new
+ * events once per wake-up and shares them, so N streams of a task cost one query per batch instead of N.
+ * The feed keeps a bounded ring of recent events and no queue per follower: a follower whose cursor is
+ * older than the ring (a replay, or a consumer too slow to keep up) reads the log itself until it reaches
+ * the ring, so a slow consumer costs its own queries, never the others' memory or time.
+ */
+export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadLog, limits: FeedLimits = DEFAULT_LIMITS): TaskFeeds {
+  const feeds = new Map<string, TaskFeed>();
+  const join = (taskId: string) => {
+    let feed = feeds.get(taskId);
+    if (!feed) feeds.set(taskId, feed = openFeed(taskId, hub, readLog, limits, () => feeds.delete(taskId)));
+    feed.join();
+    return feed;
+  };
+
+  return {
+    async* follow(taskId, { afterSeq, types, signal }) {
+      const feed = join(taskId);
+      let cursor = afterSeq;
+      try {
+        while (!signal.aborted) {
+          const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
+          if (events.length === 0) await feed.waitPast(cursor, signal);
+          for (const event of events) {
+            cursor = event.seq;
+            if (!types || types.includes(event.type) || event.type === 'STREAM_END') yield event;
+            if (event.type === 'STREAM_END') return;
+          }
+        }
+      } finally {
+        feed.leave();
+      }
+    },
+  };
+}
+
+function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: ReadLog, limits: FeedLimits, onClose: () => void): TaskFeed {
+  let followers = 0;
+  /** The feed has read the log up to here; unset until a follower first reaches the end of the log. */
+  let position: number | undefined;
+  /** Every event after `ringFrom` up to `position`. */
+  let ring: TaskEvent[] = [];
+  let ringFrom = 0;
+  let isReading = false;
+  let shouldReadAgain = false;
+  const waiters = new Set<PromiseWithResolvers<void>>();
+  const closing = new AbortController();
+
+  const advance = (events: TaskEvent[]) => {
+    if (events.length === 0) return;
+    ring.push(...events);
+    position = events.at(-1)!.seq;
+    if (ring.length > limits.ringSize) ringFrom = ring.splice(0, ring.length - limits.ringSize).at(-1)!.seq;
+    settleWaiters((waiter) => waiter.resolve());
+  };
+  const settleWaiters = (settle: (waiter: PromiseWithResolvers<void>) => void) => {
+    for (const waiter of waiters) settle(waiter);
+    waiters.clear();
+  };
+
+  // One read in flight per task: wake-ups during it (every append is announced in-process and again by
+  // NOTIFY) are folded into one more read.
+  const refresh = () => {
+    if (position === undefined || closing.signal.aborted) return;
+    if (isReading) {
+      shouldReadAgain = true;
+      return;
+    }
+    void readWhileWoken();
+  };
+  const readWhileWoken = async () => {
+    isReading = true;
+    try {
+      do {
+        shouldReadAgain = false;
+        const events = await readLog(taskId, position!, limits.batchSize, closing.signal);
+        if (events.length === limits.batchSize) shouldReadAgain = true;
+        advance(events);
+      } while (shouldReadAgain && !closing.signal.aborted);
+    } catch (error) {
+      settleWaiters((waiter) => waiter.reject(error));
+    } finally {
+      isReading = false;
+    }
+  };
+  /** A follower has read the whole log up to `seq`: the feed starts there, or reads on if it is behind. */
+  const reach = (seq: number) => {
+    if (position === undefined) {
+      position = ringFrom = seq;
+      refresh();
+    } else if (seq > position) {
+      refresh();
+    }
+  };
+
+  const unsubscribe = hub.subscribe(taskId, refresh);
+  const poll = setInterval(refresh, limits.pollMs);
+  poll.unref();
+
+  return {
+    join() {
+      followers += 1;
+    },
+    leave() {
+      if (--followers > 0) return;
+      unsubscribe();
+      clearInterval(poll);
+      closing.abort();
+      ring = [];
+      onClose();
+    },
+    eventsAfter(cursor) {
+      if (position === undefined || cursor < ringFrom) return undefined;
+      let start = ring.length;
+      while (start > 0 && ring[start - 1].seq > cursor) start -= 1;
+      return ring.slice(start);
+    },
+    async catchUp(cursor, signal) {
+      const events = await readLog(taskId, cursor, limits.batchSize, signal);
+      if (events.length < limits.batchSize && !signal.aborted) reach(events.at(-1)?.seq ?? cursor);
+      return events;
+    },
+    waitPast(cursor, signal) {
+      if ((position !== undefined && position > cursor) || signal.aborted) return Promise.resolve();
+      const waiter = Promise.withResolvers<void>();
+      waiters.add(waiter);
+      const onAbort = () => {
+        waiters.delete(waiter);
+        waiter.resolve();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      return waiter.promise.finally(() => signal.removeEventListener('abort', onAbort));
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TaskEvent } from '../../../src/events/append-event.ts';
+import { createTaskFeeds, type FeedLimits, type FeedFollowOptions } from '../../../src/events/task-feed.ts';
+
+const TASK = 'task-1';
+/** A follower that misses an event would wait forever: fail instead. */
+const BOUNDED = { timeout: 5_000 };
+
+/** An in-memory event log with a hub that wakes twice per append (in-process, then NOTIFY), as the gateway's does. */
+function createLog(limits: Partial<FeedLimits> = {}) {
+  const events: TaskEvent[] = [];
+  const onWakes = new Set<() => void>();
+  const reads: Array<{ afterSeq: number; signal: AbortSignal }> = [];
+  let gate: Promise<void> | undefined;
+  let failure: Error | undefined;
+  const hub = {
+    subscribe(_taskId: string, onWake: () => void) {
+      onWakes.add(onWake);
+      return () => onWakes.delete(onWake);
+    },
+  };
+  const feeds = createTaskFeeds(hub, async (_taskId, afterSeq, limit, signal) => {
+    reads.push({ afterSeq, signal });
+    await gate;
+    if (failure) throw failure;
+    if (signal.aborted) return [];
+    return events.filter((event) => event.seq > afterSeq).slice(0, limit);
+  }, { batchSize: 5, ringSize: 1_000, pollMs: 60_000, ...limits });
+  return {
+    feeds, reads, onWakes,
+    append(types: string[], { wake = true } = {}) {
+      for (const type of types) events.push(taskEvent(events.length + 1, type));
+      if (wake) for (let twice = 0; twice < 2; twice++) for (const onWake of [...onWakes]) onWake();
+    },
+    hold() {
+      const released = Promise.withResolvers<void>();
+      gate = released.promise;
+      return () => { gate = undefined; released.resolve(); };
+    },
+    failReads(error: Error | undefined) { failure = error; },
+  };
+}
+
+const taskEvent = (seq: number, type: string): TaskEvent => ({
+  workflow_id: TASK, type, agent_id: null, message: `event ${seq}`, payload: null, timestamp: new Date(0).toISOString(), seq, stream_id: `0-${seq}`,
+});
+
+const partials = (count: number) => Array.from({ length: count }, () => 'LLM_PARTIAL');
+const oneToN = (count: number, from = 1) => Array.from({ length: count }, (_, index) => from + index);
+
+async function collect(events: AsyncGenerator<TaskEvent>, onEvent: (event: TaskEvent) => Promise<void> | void = () => {}): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const event of events) {
+    seqs.push(event.seq);
+    await onEvent(event);
+  }
+  return seqs;
+}
+
+const follow = (log: ReturnType<typeof createLog>, options: Partial<FeedFollowOptions> = {}) =>
+  collect(log.feeds.follow(TASK, { afterSeq: 0, signal: new AbortController().signal, ...options }));
+
+/** Lets every pending read and delivery run (the fake log answers in microtasks). */
+async function settle(): Promise<void> {
+  for (let round = 0; round < 20; round++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('fifty followers of a running task each get every event once, in order, and share one read per wake-up', BOUNDED, async () => {
+  const log = createLog();
+  const followers = Array.from({ length: 50 }, () => follow(log));
+  await settle();
+  const readsToJoin = log.reads.length;
+  assert.ok(readsToJoin <= 51, `joining took ${readsToJoin} reads`);
+  const appends = 20;
+  for (let batch = 0; batch < appends; batch++) {
+    log.append(partials(3));
+    await settle();
+  }
+  log.append(['STREAM_END']);
+  const streams = await Promise.all(followers);
+  for (const seqs of streams) assert.deepEqual(seqs, oneToN(3 * appends + 1));
+  const liveReads = log.reads.length - readsToJoin;
+  // Each append wakes twice; the second wake finds nothing new. Per-follower reading would take 50 × 21 × 2.
+  assert.ok(liveReads <= 2 * (appends + 1), `${liveReads} reads for ${appends + 1} appends`);
+});
+
+test('wake-ups during a read fold into one more read, never one read per wake-up', BOUNDED, async () => {
+  const log = createLog();
+  const follower = follow(log);
+  await settle();
+  const release = log.hold();
+  log.append(partials(2));
+  for (let wake = 0; wake < 10; wake++) log.append([], { wake: true });
+  await settle();
+  const readsDuringHold = log.reads.length;
+  release();
+  await settle();
+  assert.equal(log.reads.length, readsDuringHold + 1, 'one more read for all the wake-ups that came during the first');
+  log.append(['STREAM_END']);
+  assert.deepEqual(await follower, [1, 2, 3]);
+});
+
+test('a follower too slow for the ring reads the log itself, gets everything, and does not hold back the others', BOUNDED, async () => {
+  const log = createLog({ ringSize: 4 });
+  const fastDone = Promise.withResolvers<void>();
+  const slowSignal = new AbortController().signal;
+  const slow = collect(log.feeds.follow(TASK, { afterSeq: 0, signal: slowSignal }), async (event) => {
+    if (event.seq === 1) await fastDone.promise;
+  });
+  const fast = follow(log).finally(() => fastDone.resolve());
+  await settle();
+  for (let batch = 0; batch < 10; batch++) {
+    log.append(partials(3));
+    await settle();
+  }
+  log.append(['STREAM_END']);
+  assert.deepEqual(await fast, oneToN(31), 'the fast follower finished while the slow one was stuck on its first event');
+  assert.deepEqual(await slow, oneToN(31));
+  const ownReads = log.reads.filter((read) => read.signal === slowSignal).map((read) => read.afterSeq);
+  assert.deepEqual(ownReads, [0, 3, 8, 13, 18, 23], 'the slow follower read the log from its own cursor up to the ring');
+});
+
+test('a late follower takes recent events from the ring without a query, and an older cursor replays from the log', BOUNDED, async () => {
+  const log = createLog({ ringSize: 10 });
+  const first = follow(log);
+  await settle();
+  for (let batch = 0; batch < 6; batch++) {
+    log.append(partials(5));
+    await settle();
+  }
+  const readsBefore = log.reads.length;
+  const recent = follow(log, { afterSeq: 25 });
+  await settle();
+  assert.equal(log.reads.length, readsBefore, 'a cursor inside the ring needs no query');
+  const older = follow(log, { afterSeq: 5 });
+  await settle();
+  assert.deepEqual(log.reads.slice(readsBefore).map((read) => read.afterSeq), [5, 10, 15], 'the older cursor read its way up to the ring');
+  log.append(['LLM_PARTIAL', 'STREAM_END']);
+  assert.deepEqual(await first, oneToN(32));
+  assert.deepEqual(await recent, oneToN(7, 26));
+  assert.deepEqual(await older, oneToN(27, 6));
+});
+
+test('the type filter applies and STREAM_END always arrives and ends the stream', BOUNDED, async () => {
+  const log = createLog();
+  log.append(['WORKFLOW_STARTED', 'LLM_PARTIAL', 'LLM_OUTPUT']);
+  const filtered = follow(log, { types: ['LLM_OUTPUT'] });
+  await settle();
+  log.append(['LLM_PARTIAL', 'LLM_OUTPUT', 'WORKFLOW_COMPLETED', 'STREAM_END', 'LLM_PARTIAL']);
+  assert.deepEqual(await filtered, [3, 5, 7]);
+});
+
+test('a lost notification is made good by the poll', BOUNDED, async () => {
+  const log = createLog({ pollMs: 20 });
+  const follower = follow(log);
+  await settle();
+  log.append(['LLM_PARTIAL', 'STREAM_END'], { wake: false });
+  assert.deepEqual(await follower, [1, 2]);
+});
+
+test('the feed stops listening with its last follower, and a new follower starts a new one', BOUNDED, async () => {
+  const log = createLog();
+  const stop = new AbortController();
+  const stopped = follow(log, { signal: stop.signal });
+  const ended = follow(log);
+  await settle();
+  assert.equal(log.onWakes.size, 1, 'one subscription for the task, whatever the number of followers');
+  stop.abort();
+  assert.deepEqual(await stopped, []);
+  assert.equal(log.onWakes.size, 1, 'the feed stays while a follower remains');
+  log.append(['STREAM_END']);
+  assert.deepEqual(await ended, [1]);
+  assert.equal(log.onWakes.size, 0);
+  assert.deepEqual(await follow(log), [1]);
+  assert.equal(log.onWakes.size, 0);
+});
+
+test('an abort ends a waiting follower quietly, and a failed read fails the waiting followers', BOUNDED, async () => {
+  const log = createLog();
+  const stop = new AbortController();
+  const aborted = follow(log, { signal: stop.signal });
+  const failing = follow(log);
+  await settle();
+  stop.abort();
+  assert.deepEqual(await aborted, []);
+  log.failReads(new Error('relation "task_events" does not exist'));
+  log.append(['LLM_PARTIAL']);
+  await assert.rejects(failing, /task_events/);
+});
