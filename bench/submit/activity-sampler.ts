@@ -47,3 +47,15 @@ async function sampleActivity(client: pg.Client): Promise<string[]> {
     where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`, [QUERY_PREFIX_CHARS]);
   return rows.map((row) => row.line);
 }
+
+const ACTIVITY_LINES = 15;
+
+/** Opt-in (BENCH_SAMPLE_ACTIVITY=1): a sampler of what Postgres's backends are doing, to print per phase. */
+export async function sampleActivityIfAsked(databaseUrl: string): Promise<ActivitySampler | undefined> {
+  return process.env.BENCH_SAMPLE_ACTIVITY === '1' ? startActivitySampler(databaseUrl, ACTIVITY_LINES) : undefined;
+}
+
+export async function logActivity(log: (message: string) => void, phase: string, sampler: ActivitySampler | undefined): Promise<void> {
+  if (!sampler) return;
+  log(`Postgres activity ${phase} (mean number of backends per state | wait | statement):\n${(await sampler.stop()).join('\n')}`);
+}

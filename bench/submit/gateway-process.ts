@@ -15,8 +15,11 @@ export interface Gateway extends ChildServer {
   clusterDir: string;
   databaseUrl: string;
   settings: Record<string, string>;
-  /** Stops the gateway (and so its Postgres) and starts it again on the same directory and ports. */
-  restart(): Promise<Gateway>;
+  /**
+   * Stops the gateway (and so its Postgres) and starts it again on the same directory and ports; `env`,
+   * when given, replaces the settings the benchmark fixed at the start.
+   */
+  restart(env?: Record<string, string>): Promise<Gateway>;
 }
 
 export interface GatewayOptions {
@@ -73,10 +76,10 @@ async function launchGateway(options: GatewayOptions, dataDir: string, ports: Po
       await server.stop();
       await removeDataDir(dataDir);
     },
-    restart: async () => {
+    restart: async (env) => {
       await server.stop();
       await stopLeftoverPostgres(clusterDir);
-      return launchGateway(options, dataDir, ports);
+      return launchGateway(env ? { ...options, env } : options, dataDir, ports);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { startActivitySampler, type ActivitySampler } from './activity-sampler.ts';
+import { logActivity, sampleActivityIfAsked } from './activity-sampler.ts';
 import { openPool } from './database-pool.ts';
 import { databaseWorkBetween, markDatabase, perTask } from './database-work.ts';
 import type { Gateway } from './gateway-process.ts';
@@ -9,7 +9,6 @@ import type { ScenarioResult } from './report.ts';
 import { pollUntilDrained, summarizeCompletions, waitUntilIdle } from './task-completions.ts';
 
 const DRAIN_CAP_MS = 120_000;
-const ACTIVITY_LINES = 15;
 
 type Log = (message: string) => void;
 
@@ -29,16 +28,16 @@ export async function benchmarkGateway(gateway: Gateway, log: Log): Promise<Scen
     const before = await markDatabase(pool);
     const since = new Date();
     let isLoadDone = false;
-    const loadActivity = await sampleActivity(gateway);
+    const loadActivity = await sampleActivityIfAsked(gateway.databaseUrl);
     const windowStartMicroseconds = monotonicMicroseconds();
     const measuring = measureLoad({ serverPid: gateway.pid, clusterDir: gateway.clusterDir }, loadOptions(url, 'bench', LOAD_SECONDS))
       .finally(() => { isLoadDone = true; });
     const polling = pollUntilDrained(pool, { since, isLoadDone: () => isLoadDone, capAfterLoadMs: DRAIN_CAP_MS });
     const { load, cpu } = await measuring;
     logProfileWindow(log, windowStartMicroseconds);
-    const drainActivity = await reportActivity(log, 'during the load', loadActivity).then(() => sampleActivity(gateway));
+    const drainActivity = await logActivity(log, 'during the load', loadActivity).then(() => sampleActivityIfAsked(gateway.databaseUrl));
     const { samples, isDrained } = await polling;
-    await reportActivity(log, 'after the load, until every task completed', drainActivity);
+    await logActivity(log, 'after the load, until every task completed', drainActivity);
     const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
     const completions = await summarizeCompletions(pool, since, load.finishedAt);
     return {
@@ -56,13 +55,3 @@ function logProfileWindow(log: Log, startMicroseconds: bigint): void {
 }
 
 const monotonicMicroseconds = () => process.hrtime.bigint() / 1000n;
-
-/** Opt-in (BENCH_SAMPLE_ACTIVITY=1): what Postgres's backends are doing, printed per phase. */
-async function sampleActivity(gateway: Gateway): Promise<ActivitySampler | undefined> {
-  return process.env.BENCH_SAMPLE_ACTIVITY === '1' ? startActivitySampler(gateway.databaseUrl, ACTIVITY_LINES) : undefined;
-}
-
-async function reportActivity(log: Log, phase: string, sampler: ActivitySampler | undefined): Promise<void> {
-  if (!sampler) return;
-  log(`Postgres activity ${phase} (mean number of backends per state | wait | statement):\n${(await sampler.stop()).join('\n')}`);
-}

@@ -4,6 +4,10 @@ import type { WorkPerTask } from './database-work.ts';
 import type { LoadResult } from './load.ts';
 import type { CpuShare } from './measure-load.ts';
 import type { CompletionSummary } from './task-completions.ts';
+import {
+  describeWorkflowCeiling, formatCeilingComparison, formatCeilingTargets, workflowCeilingCostRow, workflowCeilingResultRow,
+} from './ceiling-comparison.ts';
+import type { WorkflowCeilingResult } from './workflow-ceiling-scenario.ts';
 
 export const TARGETS = { submissionsPerSecond: 2_000, p99Ms: 50, completedPerSecond: 150 } as const;
 
@@ -29,7 +33,7 @@ export interface RunDescription {
   settings: Record<string, string>;
 }
 
-export function formatResultsTable(scenarios: ScenarioResult[]): string {
+export function formatResultsTable(scenarios: ScenarioResult[], workflowCeiling?: WorkflowCeilingResult): string {
   const header = '| scenario | submissions/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors | tasks completed/s | completed/s during load | first submit → last completion s | task latency p50 / p99 ms |';
   const rows = scenarios.map(({ name, load, completions }) => `| ${name} | ${[
     fixed(load.submissionsPerSecond, 0), fixed(load.latency.p50, 1), fixed(load.latency.p90, 1), fixed(load.latency.p99, 1),
@@ -39,10 +43,11 @@ export function formatResultsTable(scenarios: ScenarioResult[]): string {
     completions ? fixed(completions.drainSeconds, 1) + (completions.isDrained ? '' : ' (cap hit)') : '—',
     completions ? `${fixed(completions.latency.p50, 0)} / ${fixed(completions.latency.p99, 0)}` : '—',
   ].join(' | ')} |`);
+  if (workflowCeiling) rows.push(workflowCeilingResultRow(workflowCeiling));
   return [header, `|${' --- |'.repeat(12)}`, ...rows].join('\n');
 }
 
-export function formatCostTable(scenarios: ScenarioResult[]): string {
+export function formatCostTable(scenarios: ScenarioResult[], workflowCeiling?: WorkflowCeilingResult): string {
   const rows = scenarios.map(({ name, cpu, work, busyBefore }) => `| ${name} | ${[
     `${fixed(cpu.server, 0)} %`, `${fixed(cpu.postgres, 0)} %`, `${fixed(cpu.bench, 0)} %`, `${fixed(cpu.other, 0)} %`, `${fixed(busyBefore, 0)} %`,
     fixed(work.writeTransactionsPerTask, 1), fixed(work.walBytesPerTask / 1024, 1),
@@ -51,6 +56,7 @@ export function formatCostTable(scenarios: ScenarioResult[]): string {
     '| scenario | server (node) CPU | postgres CPU | load generator CPU | rest of the machine | machine busy just before | write transactions per task | WAL kB per task |',
     `|${' --- |'.repeat(8)}`,
     ...rows,
+    ...(workflowCeiling ? [workflowCeilingCostRow(workflowCeiling)] : []),
   ].join('\n');
 }
 
@@ -67,8 +73,9 @@ export function formatTargets(gateway: ScenarioResult): string[] {
   ];
 }
 
-export function formatSection(run: RunDescription, scenarios: ScenarioResult[]): string {
-  const gateway = scenarios[0];
+/** `scenarios`: the gateway, then the Fastify + 1 INSERT ceiling. */
+export function formatSection(run: RunDescription, scenarios: ScenarioResult[], workflowCeiling?: WorkflowCeilingResult): string {
+  const [gateway, fastify] = scenarios;
   const settings = Object.entries(run.settings).map(([name, value]) => `${name}=${value}`).join(', ') || 'gateway defaults';
   const completions = gateway.completions;
   return [
@@ -80,15 +87,19 @@ export function formatSection(run: RunDescription, scenarios: ScenarioResult[]):
       + `a task waited ${fixed(completions.queueWaitP50, 0)} ms in the queue (p50) and ran ${fixed(completions.executionP50, 0)} ms `
       + `(p50; p99 ${fixed(completions.executionP99, 0)} ms) from started_at to completed_at.` : '',
     '',
-    formatResultsTable(scenarios),
+    workflowCeiling ? describeWorkflowCeiling(workflowCeiling) : '',
+    '',
+    formatResultsTable(scenarios, workflowCeiling),
     '',
     `Cost: CPU during the load window in percent of one core (the machine has ${os.cpus().length}); database work per task.`,
     '',
-    formatCostTable(scenarios),
+    formatCostTable(scenarios, workflowCeiling),
     '',
+    ...(workflowCeiling && fastify ? ['Against the ceilings:', '', formatCeilingComparison(gateway, fastify, workflowCeiling), ''] : []),
     'Targets:',
     '',
     ...formatTargets(gateway),
+    ...(workflowCeiling && fastify ? formatCeilingTargets(gateway, fastify, workflowCeiling) : []),
     '',
   ].filter((line, index, lines) => line !== '' || lines[index - 1] !== '').join('\n') + '\n';
 }
@@ -129,6 +140,13 @@ What it measures, on one machine (2 cores, so the gateway, its Postgres and the 
   gateway) whose one route does one \`INSERT\` into \`bench_ceiling\` (uuid, text, timestamptz) on the same
   embedded Postgres, under the same 2 s + 10 s, 64-client load. It is what the submit path could reach if it
   cost one insert.
+- **Workflow ceiling.** A bare DBOS workflow (\`bench/submit/workflow-ceiling-worker.ts\`, child process, DBOS on
+  its own database \`bench_workflow_ceiling\` of the same embedded Postgres, pools of 20 like the gateway's)
+  with as many steps as the gateway's completed tasks recorded in \`dbos.operation_outputs\` (the most frequent
+  count, read after the gateway run), each step one small \`INSERT\`; 64 workflows in flight, each slot starting
+  the next (\`DBOS.startWorkflow\` under a new id, no queue) when its last one has returned, for the same
+  2 s + 10 s. It is what task execution could reach if a task cost the engine's bookkeeping and one write per
+  step. Its load loop runs inside the child, so the child's CPU includes it.
 - CPU: user + system time of the server process, of all Postgres processes, and of the benchmark process,
   over the load window, as a percentage of one core; and the rest of the machine's busy time (/proc/stat):
   other sessions' work on this shared machine, and interrupt time. When that column is large, the run was
@@ -144,5 +162,7 @@ what Postgres's backends wait on, during the load and after it; \`node bench/sub
 the gateway run with \`pg_stat_statements\` loaded and prints the costliest statements and their calls per task.
 
 Targets on this 2-core machine: ≥ ${TARGETS.submissionsPerSecond} submissions/s at p99 ≤ ${TARGETS.p99Ms} ms, and ≥ ${TARGETS.completedPerSecond} simple tasks
-completed/s. Each section says whether its run met them.
+completed/s; against the ceilings: submissions/s ≥ 25 % of the Fastify ceiling at p99 ≤ 50 ms, tasks
+completed/s (during the load and to the last completion) ≥ 50 % of the workflow ceiling, and ≤ 6 write
+transactions per task. Each section says whether its run met them.
 `;
