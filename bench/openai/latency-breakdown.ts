@@ -44,9 +44,9 @@ export async function breakDownLatency(pool: pg.Pool, requests: TimedRequest[]):
   };
   return [
     segment('request sent → task row written (HTTP, auth, chat session lookup)', ({ request, task }) => task.created_ms - request.sentAtMs),
-    segment('task row → workflow started (commit, DBOS enqueue, queue poll, dequeue)', ({ task }) => task.started_ms - task.created_ms),
-    segment('workflow started → LLM_PROMPT (checkpoint step, token reservation, 5 start events written one by one)', ({ task }) => task.prompt_ms - task.started_ms),
-    segment('LLM_PROMPT → first LLM_PARTIAL written (mock\'s first token + EVENT_PARTIAL_INTERVAL_MS coalescing)', ({ task }) => task.partial_ms - task.prompt_ms),
+    segment('task row → task started (commit; a direct start, or the DBOS queue\'s poll and dequeue beyond the direct lane; the start transaction)', ({ task }) => task.started_ms - task.created_ms),
+    segment('task started → LLM_PROMPT (since issue 13 both in the one start transaction: 0)', ({ task }) => task.prompt_ms - task.started_ms),
+    segment('LLM_PROMPT → first LLM_PARTIAL written (the mock\'s first token, then the group commit of the first delta)', ({ task }) => task.partial_ms - task.prompt_ms),
     segment('first LLM_PARTIAL → first content chunk at the client (wake, read, SSE, client)', ({ request, firstTokenMs, task }) => request.sentAtMs + firstTokenMs - task.partial_ms),
   ];
 }

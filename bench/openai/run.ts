@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<void> {
   const shouldRecord = !argv.includes('--no-record');
   const commit = describeCommit(ROOT);
   log(`starting the gateway on a fresh embedded Postgres (MOCK_DELAY_MS=${MOCK_DELAY_MS})`);
-  const gateway = await startGateway({ root: ROOT, profileDir: undefined, env: { MOCK_DELAY_MS: String(MOCK_DELAY_MS) } });
+  const gateway = await startGateway({ root: ROOT, profileDir: process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/openai/profiles') : undefined, env: { MOCK_DELAY_MS: String(MOCK_DELAY_MS) } });
   process.once('SIGINT', () => void gateway.stop().finally(() => process.exit(130)));
   let run: OpenAiRun;
   try {

@@ -61,8 +61,14 @@ for (const path of PATHS) test(`kill -9 with 20 tasks in flight (${path.name}): 
   }
 });
 
-test('a task row whose enqueue was lost to a crash is enqueued at start-up and completes', async (t) => {
-  const gateway = await startGateway(t);
+// With no direct worker (WORKER_CONCURRENCY=1 leaves its one worker to the queue), the sweep enqueues instead.
+const SWEEP_PATHS: Array<{ name: string; env: Record<string, string>; queue: string | null }> = [
+  { name: 'started directly', env: {}, queue: null },
+  { name: 'enqueued', env: { WORKER_CONCURRENCY: '1' }, queue: 'agentgate-tasks' },
+];
+
+for (const path of SWEEP_PATHS) test(`a task row whose start was lost to a crash is ${path.name} at start-up and completes`, async (t) => {
+  const gateway = await startGateway(t, { env: path.env });
   const taskId = randomUUID();
   const sessionId = randomUUID();
   await gateway.sql.query(`insert into sessions (id, tenant_id, user_id, token_budget)
@@ -74,4 +80,6 @@ test('a task row whose enqueue was lost to a crash is enqueued at start-up and c
   const task = await waitForTask(gateway, taskId);
   assert.equal(task.status, 'TASK_STATUS_COMPLETED');
   assert.match(task.result, /orphaned query/);
+  const { rows: [workflow] } = await gateway.sql.query('select queue_name from dbos.workflow_status where workflow_uuid = $1', [taskId]);
+  assert.equal(workflow.queue_name, path.queue);
 });
