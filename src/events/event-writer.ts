@@ -102,7 +102,8 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
       bufferedAgent = agentId;
       buffered += delta;
       // The first delta goes out at once (time to first token); later ones are coalesced.
-      timer ??= setTimeout(flushPartial, offset === 0 ? 0 : partialIntervalMs);
+      if (offset === 0) flushPartial();
+      else timer ??= setTimeout(flushPartial, partialIntervalMs);
     },
     async flush() {
       flushPartial();
