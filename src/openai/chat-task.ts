@@ -38,14 +38,15 @@ function textOf(content: ChatCompletionRequest['messages'][number]['content']): 
   return typeof content === 'string' ? content : content.map((part) => part.text).join('');
 }
 
-/** The task context a chat request runs with. */
-export function chatTaskContext(chat: ChatTask, model: ServiceModel): Record<string, unknown> {
+/** The task context a chat request runs with: what a client could send, and what only the server sets. */
+export function chatTaskContext(chat: ChatTask, model: ServiceModel): { context: Record<string, unknown>; serverContext: Record<string, unknown> } {
   return {
-    ...(chat.systemPrompt === undefined ? {} : { system_prompt: chat.systemPrompt }),
-    conversation_history: chat.history,
-    max_output_tokens: chat.maxTokens,
-    openai_model: model.id,
-    ...(model.mode === 'research' ? { force_research: true, research_strategy: model.researchStrategy } : {}),
-    ...(model.mode === 'ads_research' ? { role: 'ads_research' } : {}),
+    context: {
+      ...(chat.systemPrompt === undefined ? {} : { system_prompt: chat.systemPrompt }),
+      max_output_tokens: chat.maxTokens,
+      ...(model.mode === 'research' ? { force_research: true, research_strategy: model.researchStrategy } : {}),
+      ...(model.mode === 'ads_research' ? { role: 'ads_research' } : {}),
+    },
+    serverContext: { conversation_history: chat.history, openai_model: model.id },
   };
 }

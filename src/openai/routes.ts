@@ -56,10 +56,10 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const header = request.headers['x-session-id'];
       const lease = request.body.stream ? await deps.streamSlots.open(request, reply) : undefined;
       const session = await resolveChatSession(deps, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
+      const { context, serverContext } = chatTaskContext(chat, model);
       const submitted = await submitTask(deps, request.caller, {
-        query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined,
-        context: chatTaskContext(chat, model),
-      }, { taskId: idempotentResourceId(request) });
+        query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined, context,
+      }, { taskId: idempotentResourceId(request), serverContext });
       if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
       const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);
       if (lease) {

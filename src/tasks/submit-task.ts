@@ -7,7 +7,9 @@ import { claimSession, resolvedSession, type ResolvedSession } from '../sessions
 import { findRolePreset, roleNames } from '../tools/role-presets.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
+import { SERVER_CONTEXT_KEYS } from '../workflows/started-context.ts';
 import { insertTaskWithSession } from './queries.ts';
+import { refuseUnavailable } from './unavailable-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
 const MODEL_CONTROLS = ['model_tier', 'model_override', 'provider_override'] as const;
@@ -22,19 +24,22 @@ export interface SubmittedTask {
 export interface SubmitOptions {
   /** The task id; derived from the Idempotency-Key so that every retry of a submission names the same task. */
   taskId?: string;
+  /** Context the server itself sets (the OpenAI layer's conversation and model); clients may not send these keys. */
+  serverContext?: Record<string, unknown>;
 }
 
 /** Validates the submission rules of spec 4.2, writes the task and starts (or enqueues) its workflow. */
 export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<SubmittedTask> {
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
-  const context = buildTaskContext(input);
+  const context = { ...buildTaskContext(input), ...options.serverContext };
   const tokenBudget = await checkTaskPolicy(deps, caller, {
     mode: input.mode,
     candidates: modelCandidates(deps, context),
     requestedBudget: typeof context.token_budget === 'number' ? context.token_budget : undefined,
     defaultBudget: deps.config.budgets.taskTokens,
   });
+  refuseUnavailable(input, context);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,
@@ -72,6 +77,8 @@ async function startWithin(deps: Deps, taskId: string, tenantId: string, waitMs:
 /** Top-level controls override their context twins (rule 3); `template_name` aliases `template`. */
 export function buildTaskContext(input: SubmitTaskInput): Record<string, unknown> {
   const context: Record<string, unknown> = { ...input.context };
+  const serverKey = Object.keys(context).find((key) => SERVER_CONTEXT_KEYS.has(key));
+  if (serverKey) throw badRequest(`context.${serverKey} is set by the server and cannot be sent`);
   if (context.template !== undefined && context.template_name !== undefined) {
     throw badRequest('send context.template or context.template_name, not both');
   }

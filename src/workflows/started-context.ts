@@ -2,7 +2,7 @@
  * Context keys the server writes itself: the custom session id (submission), and the OpenAI layer's copy of
  * the conversation and the model it was asked for. They are not the client's context.
  */
-const SERVER_CONTEXT_KEYS = new Set(['external_id', 'conversation_history', 'openai_model']);
+export const SERVER_CONTEXT_KEYS = new Set(['external_id', 'conversation_history', 'openai_model']);
 
 /** Serialized size of the context WORKFLOW_STARTED carries; every stream and the event log repeat it. */
 export const STARTED_CONTEXT_MAX_BYTES = 8 * 1024;

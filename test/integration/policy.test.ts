@@ -58,9 +58,9 @@ describe('policy engine in dry-run mode', () => {
   const gateway = useGateway({ env: { POLICY_FILE: policyFile, POLICY_MODE: 'dry-run' } });
 
   it('lets the request through and logs what it would deny', async () => {
-    const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'x', mode: 'supervisor' });
+    const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'x', context: { token_budget: 9000 } });
     assert.equal(answer.status, 200);
     await waitFor('the dry-run log line', async () => (gateway().output().includes('policy would deny') ? true : undefined));
-    assert.match(gateway().output(), /mode supervisor is not allowed/);
+    assert.match(gateway().output(), /token budget 9000 exceeds the maximum of 5000/);
   });
 });

@@ -75,7 +75,7 @@ describe('task submission and reads', () => {
 
   it('top-level model controls override context ones and are stored in context', async () => {
     const submitted = await gateway().request('POST', '/api/v1/tasks', {
-      query: 'tiers', model_tier: 'large', context: { model_tier: 'small' }, max_iterations: 7, enable_verification: true,
+      query: 'tiers', model_tier: 'large', context: { model_tier: 'small' },
     });
     const task = await waitForTask(gateway(), submitted.body.task_id);
     assert.equal(task.context.model_tier, 'large');
@@ -111,6 +111,54 @@ describe('task submission and reads', () => {
       const answer = await gateway().request('POST', '/api/v1/tasks', body);
       assert.equal(answer.status, 400, answer.text);
       assert.equal(typeof answer.body.error, 'string');
+      assert.match(answer.body.error, message);
+      assert.equal(await countTasks(), before);
+    });
+  }
+
+  // Issue 14, no silent fallback: every mode, flag and context key of spec 2.1/2.2 is honoured or refused by name.
+  const honoured: Array<[string, Record<string, unknown>]> = [
+    ['mode simple', { mode: 'simple' }],
+    ['a role preset', { context: { role: 'analysis' } }],
+    ['model controls', { model_tier: 'small', context: { model_override: 'mock-small' } }],
+    ['a system prompt with parameters', { context: { system_prompt: 'Be ${tone}.', prompt_params: { tone: 'brief' } } }],
+    ['history settings', { context: { history_window_size: 10, use_case_preset: 'default', primers_count: 1, recents_count: 2, compression_trigger_ratio: 0.8, compression_target_ratio: 0.4 } }],
+    ['a token budget', { context: { token_budget: 50_000 } }],
+    ['flags asking for nothing', { enable_verification: false, context: { force_research: false, force_swarm: false, disable_ai: false, iterative_research_enabled: false } }],
+  ];
+  for (const [name, fields] of honoured) {
+    it(`honours ${name}: the task completes`, async () => {
+      const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'honoured', ...fields });
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal((await waitForTask(gateway(), answer.body.task_id)).status, 'TASK_STATUS_COMPLETED');
+    });
+  }
+  const refused: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['mode standard', { mode: 'standard' }, /mode standard is not available in this deployment \(available: simple\)/],
+    ['mode complex', { mode: 'complex' }, /mode complex is not available/],
+    ['mode supervisor', { mode: 'supervisor' }, /mode supervisor is not available/],
+    ['force_research', { context: { force_research: true } }, /force_research: deep research is not available/],
+    ['force_swarm', { context: { force_swarm: true } }, /force_swarm: the swarm workflow is not available/],
+    ['context.agent', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /context\.agent calculator: single-purpose agents are not available/],
+    ['a top-level skill', { skill: 'summarise@1.0.0' }, /skill summarise@1\.0\.0: skills are not available/],
+    ['a context skill', { context: { skill: 'summarise' } }, /skill summarise: skills are not available/],
+    ['a template', { context: { template: 'weekly-report', template_version: '1.0.0' } }, /template weekly-report: templates are not available/],
+    ['a template by template_name', { context: { template_name: 'weekly-report' } }, /template weekly-report: templates are not available/],
+    ['disable_ai', { context: { disable_ai: true } }, /disable_ai runs a template without a model/],
+    ['a research strategy', { research_strategy: 'deep' }, /research_strategy applies to deep research/],
+    ['iterative research', { context: { iterative_research_enabled: true, iterative_max_iterations: 3 } }, /iterative research and fact extraction/],
+    ['fact extraction', { context: { enable_fact_extraction: true } }, /iterative research and fact extraction/],
+    ['max_iterations', { max_iterations: 7 }, /max_iterations, max_concurrent_agents and enable_verification apply to multi-agent workflows/],
+    ['max_concurrent_agents', { max_concurrent_agents: 3 }, /apply to multi-agent workflows/],
+    ['enable_verification', { enable_verification: true }, /apply to multi-agent workflows/],
+    ['a conversation history, which only the OpenAI layer sets', { context: { conversation_history: [1, 2] } }, /context\.conversation_history is set by the server/],
+    ['an OpenAI model name in context', { context: { openai_model: 'service-simple' } }, /context\.openai_model is set by the server/],
+  ];
+  for (const [name, fields, message] of refused) {
+    it(`refuses ${name} with 400 naming it, and writes nothing`, async () => {
+      const before = await countTasks();
+      const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'refused', ...fields });
+      assert.equal(answer.status, 400, answer.text);
       assert.match(answer.body.error, message);
       assert.equal(await countTasks(), before);
     });
