@@ -169,3 +169,24 @@ export async function cancelQueuedWorkflow(taskId: string): Promise<void> {
   const status = await DBOS.getWorkflowStatus(taskId);
   if (status?.status === 'ENQUEUED') await DBOS.cancelWorkflow(taskId);
 }
+
+/** The engine's number of the step running now: stable across a re-run of that step after a crash. */
+export function currentStepId(): number {
+  return DBOS.stepID ?? 0;
+}
+
+/** Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it. */
+export function runDurableStep<T>(name: string, work: () => Promise<T>): Promise<T> {
+  return DBOS.runStep(work, { name });
+}
+
+/** Registers a durable workflow under `name`; every workflow must be registered before the engine launches. */
+export function registerDurableWorkflow<Args extends unknown[]>(name: string, body: (...args: Args) => Promise<void>): (...args: Args) => Promise<void> {
+  return DBOS.registerWorkflow(body, { name });
+}
+
+/** What the engine recorded of a task's workflow: its status and its steps in order. */
+export async function workflowRecord(taskId: string) {
+  const [status, steps] = await Promise.all([DBOS.getWorkflowStatus(taskId), DBOS.listWorkflowSteps(taskId)]);
+  return { status, steps: steps ?? [] };
+}

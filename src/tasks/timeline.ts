@@ -1,6 +1,6 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
+import { workflowRecord } from '../engine/engine.ts';
 import { findOwnedTask } from './queries.ts';
 import { toStatusName } from './status-names.ts';
 
@@ -30,7 +30,7 @@ interface TimelineStep {
  */
 export async function getTimeline(deps: Deps, caller: Caller, taskId: string) {
   const task = await findOwnedTask(deps.db, caller, taskId);
-  const [status, records] = await Promise.all([DBOS.getWorkflowStatus(task.id), DBOS.listWorkflowSteps(task.id)]);
+  const { status, steps: records } = await workflowRecord(task.id);
   const steps = (records ?? []).map((record): TimelineStep => {
     const output = record.output as { attempts?: number } | null | undefined;
     return {

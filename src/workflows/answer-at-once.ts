@@ -1,6 +1,6 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { TaskRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
+import { currentStepId } from '../engine/engine.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { isTerminal } from '../tasks/status-names.ts';
 import { changeTask } from '../task-state/change-task.ts';
@@ -37,7 +37,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   const draft = snapshotOf(deps, row);
   const call = await prepareCall(deps, draft);
   if (!call) return { kind: 'declined' };
-  const stepKey = `answer#${DBOS.stepID ?? 0}`;
+  const stepKey = `answer#${currentStepId()}`;
   const callKey = `${taskId}:${stepKey}`;
   const started = await start(deps, taskId, call, callKey, stepKey, chooseMode);
   if (!started) return { kind: 'declined' };

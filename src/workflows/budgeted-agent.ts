@@ -1,4 +1,3 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { changeTask } from '../task-state/change-task.ts';

@@ -1,5 +1,5 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
+import { currentStepId } from '../engine/engine.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../events/event-writer.ts';
 import type { ConversationMessage, ModelTextResult } from '../llm/stream-model-text.ts';
@@ -31,7 +31,7 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  */
 export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentOutcome> {
   return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
-    const stepKey = `${stepName}#${DBOS.stepID ?? 0}`;
+    const stepKey = `${stepName}#${currentStepId()}`;
     const call = await prepare();
     const events = await openAgentEventWriter(deps, task, stepKey, call);
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {

@@ -1,5 +1,5 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
+import { currentStepId } from '../engine/engine.ts';
 import { appendEvents, changeTask } from '../task-state/change-task.ts';
 import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
@@ -40,7 +40,7 @@ export async function readControl(deps: Deps, taskId: string): Promise<ControlFl
 async function announcePaused(deps: Deps, taskId: string, name: string): Promise<number> {
   await appendEvents(deps, taskId, 'workflow', [{
     type: 'WORKFLOW_PAUSED', agentId: 'orchestrator', message: `Task paused at ${name}`,
-    payload: { checkpoint: name }, dedupeKey: `paused:${name}:${DBOS.stepID}`,
+    payload: { checkpoint: name }, dedupeKey: `paused:${name}:${currentStepId()}`,
   }]);
   return Date.now();
 }
@@ -50,7 +50,7 @@ async function announcePaused(deps: Deps, taskId: string, name: string): Promise
  * one of the two sees the other). True when the workflow is to end here.
  */
 async function park(deps: Deps, taskId: string): Promise<boolean> {
-  const step = DBOS.stepID!;
+  const step = currentStepId();
   const parked = await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
     if (!task.pause_requested || task.cancel_requested) return { result: false };
     await transaction.updateTable('tasks').set({ parked_at_step: step }).where('id', '=', taskId).execute();

@@ -1,5 +1,5 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
+import { currentStepId } from '../engine/engine.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
@@ -37,7 +37,7 @@ const MIN_CHUNK_TOKENS = 256;
  * than summarising again; its usage rows and events are keyed by the step for the same reason.
  */
 export async function prepareSessionContext(deps: Deps, task: TaskSnapshot, system: string): Promise<SessionContext> {
-  return runTaskStep(deps, 'session-context', () => shapeSessionContext(deps, task, system, `session-context#${DBOS.stepID ?? 0}`));
+  return runTaskStep(deps, 'session-context', () => shapeSessionContext(deps, task, system, `session-context#${currentStepId()}`));
 }
 
 async function shapeSessionContext(deps: Deps, task: TaskSnapshot, system: string, stepKey: string): Promise<SessionContext> {

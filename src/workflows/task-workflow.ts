@@ -1,6 +1,5 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Deps } from '../deps.ts';
-import { TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
+import { registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { answerAtOnce } from './answer-at-once.ts';
 import { checkpoint } from './checkpoint.ts';
 import { hasErrorName } from './control-errors.ts';
@@ -11,14 +10,14 @@ import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
 
 /**
- * The durable workflow of every task; its workflow id is the task id. Register before DBOS.launch().
+ * The durable workflow of every task; its workflow id is the task id. Register before the engine launches.
  * A simple task runs in one step (answer-at-once.ts); everything else, and every workflow started before
  * that path existed (no `shape`), runs step by step, each checkpoint and model call a step of its own.
  */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
-  return DBOS.registerWorkflow(async (taskId: string, shape?: number) => (
+  return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => (
     shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)
-  ), { name: 'agentgate.task' });
+  ));
 }
 
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
