@@ -6,6 +6,7 @@ import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/authenticate.ts';
+import { credentialKey } from './auth/caller.ts';
 import { authRoutes } from './auth/routes.ts';
 import { installEmptyBodyAsAbsent } from './http/empty-body.ts';
 import { documentRoute } from './http/openapi-document.ts';
@@ -88,7 +89,9 @@ export async function buildApp(deps: Deps): Promise<App> {
   installEmptyBodyAsAbsent(app);
   installStorableInputCheck(app);
   installAuthentication(app, deps);
-  installRateLimit(app, deps);
+  installRateLimit(app, deps, ({ caller }) => (caller && caller.authMethod !== 'development'
+    ? { key: credentialKey(caller), tenantId: caller.tenantId, apiKeyId: caller.apiKeyId }
+    : undefined));
   installIdempotency(app, {
     db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.stopping, events: deps.events,
   });

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
 import { throttle } from '../http/fixed-window.ts';
-import { ErrorBody } from '../tasks/schemas.ts';
+import { ErrorBody } from '../http/error-body.ts';
 import { describeCaller, login, register } from './accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './api-keys.ts';
 import {

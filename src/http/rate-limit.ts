@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { credentialKey } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
@@ -16,11 +15,20 @@ const PLAN_MULTIPLIER: Record<string, number> = { free: 1, pro: 5, enterprise: 2
  * client cannot spend its whole minute in one instant. Every response carries the X-RateLimit-* headers of
  * the minute window; a refusal answers 429 with Retry-After.
  */
-export function installRateLimit(app: FastifyInstance, deps: Deps): void {
+export interface RateLimited {
+  /** Who is counted: one key per credential. */
+  key: string;
+  tenantId: string;
+  apiKeyId?: string;
+}
+
+/** `limitedAs` names whom a request is counted against; undefined exempts it (no credential, development mode). */
+export function installRateLimit(app: FastifyInstance, deps: Deps, limitedAs: (request: FastifyRequest) => RateLimited | undefined): void {
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.caller || request.caller.authMethod === 'development' || request.routeOptions.config.ownRateLimit) return;
-    const limit = await limitFor(deps, request.caller.tenantId, request.caller.apiKeyId);
-    const key = credentialKey(request.caller);
+    const subject = request.routeOptions.config.ownRateLimit ? undefined : limitedAs(request);
+    if (!subject) return;
+    const limit = await limitFor(deps, subject.tenantId, subject.apiKeyId);
+    const { key } = subject;
     const [minute, second] = await countHits(deps.db, [{ key: `rate:${key}`, windowSeconds: WINDOW_SECONDS }, { key: `burst:${key}`, windowSeconds: 1 }]);
     reply.headers({
       'x-ratelimit-limit': String(limit),

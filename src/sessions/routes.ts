@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
-import { ErrorBody } from '../tasks/schemas.ts';
+import { ErrorBody } from '../http/error-body.ts';
 import { setSessionBudget } from './budget.ts';
 import { deleteSession } from './delete-session.ts';
 import { listSessions } from './list-sessions.ts';

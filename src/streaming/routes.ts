@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/app-type.ts';
-import { ErrorBody } from '../tasks/schemas.ts';
+import { ErrorBody } from '../http/error-body.ts';
 import { prepareTaskStream, type StreamPlan } from './prepare-stream.ts';
 import { SseQuery, StreamQuery } from './schemas.ts';
 import { serveSseStream } from './serve-sse.ts';

@@ -8,9 +8,10 @@ import { getEventHistory } from './event-history.ts';
 import { getTaskView, listTaskSummaries } from './read-tasks.ts';
 import {
   BudgetBody, BudgetResponse, CancelResponse, ControlBody, ControlResponse, ControlStateResponse,
-  ErrorBody, EventHistoryQuery, EventHistoryResponse, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
+  EventHistoryQuery, EventHistoryResponse, ListTasksQuery, ListTasksResponse, SubmitStreamBody, SubmitStreamResponse,
   SubmitTaskBody, SubmitTaskResponse, TaskIdParams, TaskView, TimelineResponse,
 } from './schemas.ts';
+import { ErrorBody } from '../http/error-body.ts';
 import { getTimeline } from './timeline.ts';
 import { Type } from 'typebox';
 

@@ -153,8 +153,6 @@ export const TaskSummary = Type.Object({
 
 export const ListTasksResponse = Type.Object({ tasks: Type.Array(TaskSummary), total_count: Type.Integer() });
 
-export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true });
-
 export const TaskEventRecord = Type.Object({
   workflow_id: Type.String(),
   type: Type.String(),
