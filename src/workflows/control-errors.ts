@@ -1,11 +1,25 @@
 /**
- * Errors that end a workflow in a particular status. A step's error comes back from the engine's record
- * as a plain Error with the same name, so the workflow tells them apart by `name`, not `instanceof`.
+ * Errors that end a workflow in a particular status. A step's error comes back from the engine's record as a
+ * plain Error with the same name and message, so `instanceof` cannot tell them apart: each class recognises
+ * its own instances, recorded or not, with `isInstance`.
  */
+const isNamed = (error: unknown, name: string): error is Error => error instanceof Error && error.name === name;
+
+const CANCELLED_AT = 'task cancelled at ';
+
 export class TaskCancelledError extends Error {
   constructor(checkpoint: string) {
-    super(`task cancelled at ${checkpoint}`);
+    super(`${CANCELLED_AT}${checkpoint}`);
     this.name = 'TaskCancelledError';
+  }
+
+  static isInstance(error: unknown): error is TaskCancelledError {
+    return isNamed(error, 'TaskCancelledError');
+  }
+
+  /** The checkpoint where the cancellation was honoured. */
+  static checkpointOf(error: TaskCancelledError): string {
+    return error.message.startsWith(CANCELLED_AT) ? error.message.slice(CANCELLED_AT.length) : 'in_flight';
   }
 }
 
@@ -15,6 +29,10 @@ export class TaskParkedError extends Error {
     super(`task parked at ${checkpoint}`);
     this.name = 'TaskParkedError';
   }
+
+  static isInstance(error: unknown): error is TaskParkedError {
+    return isNamed(error, 'TaskParkedError');
+  }
 }
 
 export class BudgetExhaustedError extends Error {
@@ -23,5 +41,3 @@ export class BudgetExhaustedError extends Error {
     this.name = 'BudgetExhaustedError';
   }
 }
-
-export const hasErrorName = (error: unknown, name: string) => error instanceof Error && error.name === name;

@@ -6,6 +6,11 @@ export class TaskTimeoutError extends Error {
     super(`task exceeded its time limit of ${seconds} s`);
     this.name = 'TaskTimeoutError';
   }
+
+  /** Also true for one recovered from a step's record (see control-errors.ts). */
+  static isInstance(error: unknown): error is TaskTimeoutError {
+    return error instanceof Error && error.name === 'TaskTimeoutError';
+  }
 }
 
 export class AgentTimeoutError extends Error {

@@ -3,7 +3,8 @@ import { currentStepId } from '../engine/engine.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
-import { hasErrorName } from './control-errors.ts';
+import { TaskCancelledError } from './control-errors.ts';
+import { TaskTimeoutError } from './deadline.ts';
 import { MIN_SUMMARY_TOKENS, splitHistory, tokensOf, uncoveredMessages, type HistorySplit } from './history-plan.ts';
 import { readHistorySettings } from './history-settings.ts';
 import { estimateTokens, taskContextWindow, withCancelWatch } from './model-call.ts';
@@ -122,7 +123,7 @@ async function attemptSummary(deps: Deps, task: TaskSnapshot, request: Compressi
     const summary = await withCancelWatch(deps, task.id, (cancel) => summariseConversation(deps, task, request, cancel));
     return summary === undefined ? { reason: 'token budget exhausted' } : { summary };
   } catch (error) {
-    if (hasErrorName(error, 'TaskCancelledError') || hasErrorName(error, 'TaskTimeoutError')) throw error;
+    if (TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error)) throw error;
     deps.logger.warn({ task_id: task.id, err: error }, 'context compression failed');
     return { reason: error instanceof Error ? error.message : String(error) };
   }

@@ -2,7 +2,8 @@ import type { Deps } from '../deps.ts';
 import { registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { answerAtOnce } from './answer-at-once.ts';
 import { checkpoint } from './checkpoint.ts';
-import { hasErrorName } from './control-errors.ts';
+import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
+import { TaskTimeoutError } from './deadline.ts';
 import { titleSession } from './session-title.ts';
 import { runSimpleWorkflow, simpleOutcome } from './simple.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
@@ -60,7 +61,7 @@ async function runToEnd(deps: Deps, task: TaskSnapshot, produce: () => Promise<T
 }
 
 async function endWithError(deps: Deps, taskId: string, error: unknown): Promise<'ended' | 'parked'> {
-  if (hasErrorName(error, 'TaskParkedError')) return 'parked';
+  if (TaskParkedError.isInstance(error)) return 'parked';
   if (deps.stopping.aborted) return haltForShutdown();
   await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
   return 'ended';
@@ -90,7 +91,7 @@ async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
 /** Errors come back from step records by name: cancellation, the deadline, or a failure. */
 async function finishWithError(deps: Deps, taskId: string, error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
-  if (hasErrorName(error, 'TaskCancelledError')) return finishCancelled(deps, taskId, message.replace(/^task cancelled at /, ''));
+  if (TaskCancelledError.isInstance(error)) return finishCancelled(deps, taskId, TaskCancelledError.checkpointOf(error));
   deps.logger.warn({ task_id: taskId, err: error }, 'task failed');
-  await failTask(deps, taskId, hasErrorName(error, 'TaskTimeoutError') ? 'TIMEOUT' : 'FAILED', message);
+  await failTask(deps, taskId, TaskTimeoutError.isInstance(error) ? 'TIMEOUT' : 'FAILED', message);
 }
