@@ -85,7 +85,6 @@ export interface TaskStarter {
    * partition. A repeat for the same id is a no-op either way: the engine returns the existing workflow.
    */
   startTask(taskId: string, tenantId: string): Promise<void>;
-  enqueueTask(taskId: string, tenantId: string): Promise<void>;
 }
 
 export interface WorkerLane { workers: number; perTenant: number }
@@ -142,7 +141,6 @@ export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
         throw error;
       }
     },
-    enqueueTask,
   };
 }
 

@@ -71,7 +71,7 @@ export async function createEventHub(connectionString: string, logger: Logger): 
 }
 
 export interface WakeListener {
-  /** Resolves at once if woken since the last call; otherwise at the next wake-up, after `timeoutMs`, or on abort. */
+  /** Resolves at once if woken since the last call; otherwise at the next wake-up or after `timeoutMs`. */
   next(timeoutMs: number): Promise<void>;
   stop(): void;
 }
@@ -80,18 +80,16 @@ export interface WakeListener {
  * Wake-ups of one key, remembered between waits, so one that arrives while the listener is busy (reading
  * what the last one announced) is not lost. Callers still look again after the timeout: a notification may be lost.
  */
-export function listenForWakes(hub: EventHub, key: string, signal?: AbortSignal): WakeListener {
+export function listenForWakes(hub: EventHub, key: string): WakeListener {
   let woken = false;
   let release: (() => void) | undefined;
   const unsubscribe = hub.subscribe(key, () => {
     woken = true;
     release?.();
   });
-  const onAbort = () => release?.();
-  signal?.addEventListener('abort', onAbort);
   return {
     next(timeoutMs) {
-      if (woken || signal?.aborted) {
+      if (woken) {
         woken = false;
         return Promise.resolve();
       }
@@ -106,9 +104,6 @@ export function listenForWakes(hub: EventHub, key: string, signal?: AbortSignal)
         release = done;
       });
     },
-    stop() {
-      unsubscribe();
-      signal?.removeEventListener('abort', onAbort);
-    },
+    stop: unsubscribe,
   };
 }

@@ -16,7 +16,7 @@ export function usageTotals(owner: UsageOwner, id: RawBuilder<unknown> | string)
 }
 
 /** Tokens set aside by calls in flight (other than `exceptCallKey`), which budgets count as spent. */
-export function reservedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
+function reservedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
   return sql`(select coalesce(sum(tokens), 0)::int8 from token_reservations
     where ${sql.ref(`token_reservations.${owner}`)} = ${id} and call_key is distinct from ${exceptCallKey ?? null})`;
 }
