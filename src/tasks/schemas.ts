@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { HISTORY_PRESETS } from '../workflows/history-settings.ts';
+import { HISTORY_PRESETS } from '../workflows/memory/history-settings.ts';
 
 export const SESSION_ID_PATTERN = '^[A-Za-z0-9:_\\-\\.]{1,128}$';
 

@@ -1,14 +1,14 @@
 import type { Deps } from '../deps.ts';
 import { registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
-import { answerAtOnce } from './answer-at-once.ts';
-import { checkpoint } from './checkpoint.ts';
-import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
-import { TaskTimeoutError } from './deadline.ts';
-import { titleSession } from './session-title.ts';
-import { runSimpleWorkflow, simpleOutcome } from './simple.ts';
-import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './task-lifecycle.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
-import { runTaskStep } from './task-step.ts';
+import { answerAtOnce } from './modes/answer-at-once.ts';
+import { checkpoint } from './runtime/checkpoint.ts';
+import { TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
+import { TaskTimeoutError } from './runtime/deadline.ts';
+import { titleSession } from './memory/session-title.ts';
+import { runSimpleWorkflow, simpleOutcome } from './modes/simple.ts';
+import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
+import type { TaskSnapshot } from './runtime/task-snapshot.ts';
+import { runTaskStep } from './runtime/task-step.ts';
 
 /**
  * The durable workflow of every task; its workflow id is the task id. Register before the engine launches.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TaskCancelledError, TaskParkedError } from '../../../src/workflows/control-errors.ts';
-import { TaskTimeoutError } from '../../../src/workflows/deadline.ts';
+import { TaskCancelledError, TaskParkedError } from '../../../src/workflows/runtime/control-errors.ts';
+import { TaskTimeoutError } from '../../../src/workflows/runtime/deadline.ts';
 
 /** What the engine hands back for a step that threw: a plain Error carrying the name and message. */
 function asRecorded(error: Error): Error {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { splitHistory, uncoveredMessages } from '../../../src/workflows/history-plan.ts';
-import { readHistorySettings } from '../../../src/workflows/history-settings.ts';
-import type { HistoryMessage } from '../../../src/workflows/session-history.ts';
+import { splitHistory, uncoveredMessages } from '../../../src/workflows/memory/history-plan.ts';
+import { readHistorySettings } from '../../../src/workflows/memory/history-settings.ts';
+import type { HistoryMessage } from '../../../src/workflows/memory/session-history.ts';
 
 /** `count` messages of `chars` characters each (chars / 4 tokens), alternating user and assistant. */
 function conversation(count: number, chars: number): HistoryMessage[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STARTED_CONTEXT_MAX_BYTES, startedContextPayload } from '../../../src/workflows/started-context.ts';
+import { STARTED_CONTEXT_MAX_BYTES, startedContextPayload } from '../../../src/workflows/runtime/started-context.ts';
 
 test('the server\'s own context keys are left out', () => {
   const payload = startedContextPayload({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildSystemPrompt } from '../../../src/workflows/system-prompt.ts';
-import { findRolePreset } from '../../../src/tools/role-presets.ts';
+import { buildSystemPrompt } from '../../../src/workflows/agents/system-prompt.ts';
+import { findRolePreset } from '../../../src/workflows/agents/role-presets.ts';
 
 test('fills ${name} placeholders from prompt_params and leaves unknown ones', () => {
   const prompt = buildSystemPrompt({ system_prompt: 'Hi ${who}, use ${tone} and ${missing}', prompt_params: { who: 'Ada', tone: 2 } });

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps.ts';
-import { currentStepId } from '../engine/engine.ts';
-import { appendEvents, changeTask } from '../task-state/change-task.ts';
+import type { Deps } from '../../deps.ts';
+import { currentStepId } from '../../engine/engine.ts';
+import { appendEvents, changeTask } from '../../task-state/change-task.ts';
 import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';

@@ -1,4 +1,4 @@
-import type { ModelTextResult } from '../llm/stream-model-text.ts';
+import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 
 /** What a workflow knows about its task once started; recorded by the start step, so replays agree. */
 export interface TaskSnapshot {

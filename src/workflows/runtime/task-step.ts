@@ -1,6 +1,6 @@
-import { retryUntilDatabaseAnswers } from '../db/retry.ts';
-import type { Deps } from '../deps.ts';
-import { runDurableStep } from '../engine/engine.ts';
+import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
+import type { Deps } from '../../deps.ts';
+import { runDurableStep } from '../../engine/engine.ts';
 
 /**
  * A durable step of a task's workflow. When the database cannot be reached mid-step (a restart, a failover,

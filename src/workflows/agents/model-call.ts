@@ -1,12 +1,12 @@
-import { retryUntilDatabaseAnswers } from '../db/retry.ts';
-import type { Deps } from '../deps.ts';
-import type { NewTaskEvent } from '../events/append-event.ts';
-import type { ModelSelection } from '../llm/select-models.ts';
-import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult } from '../llm/stream-model-text.ts';
-import { appendEvents } from '../task-state/change-task.ts';
-import { watchForCancel } from './cancel-watch.ts';
-import { withDeadline } from './deadline.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
+import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
+import type { Deps } from '../../deps.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import type { ModelSelection } from '../../llm/select-models.ts';
+import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult } from '../../llm/stream-model-text.ts';
+import { appendEvents } from '../../task-state/change-task.ts';
+import { watchForCancel } from '../runtime/cancel-watch.ts';
+import { withDeadline } from '../runtime/deadline.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { releaseTokens, reserveTokens, settleTokens, type BudgetState, type ThresholdCrossing } from './token-budget.ts';
 
 export interface ModelCall {

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps.ts';
-import { announceThresholds, callModelWithinBudget, estimateTokens } from './model-call.ts';
+import type { Deps } from '../../deps.ts';
+import { announceThresholds, callModelWithinBudget, estimateTokens } from '../agents/model-call.ts';
 import type { HistoryMessage } from './session-history.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 export const COMPRESSOR_AGENT_ID = 'context_compressor';
 

@@ -1,12 +1,12 @@
-import type { Deps } from '../deps.ts';
-import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import { runBudgetedAgent } from './budgeted-agent.ts';
-import type { AgentCall } from './call-agent.ts';
-import { checkpoint } from './checkpoint.ts';
-import { prepareSessionContext, withConversationSummary, type SessionContext } from './session-context.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import type { TaskOutcome } from './task-lifecycle.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
+import type { Deps } from '../../deps.ts';
+import type { ConversationMessage } from '../../llm/stream-model-text.ts';
+import { runBudgetedAgent } from '../agents/budgeted-agent.ts';
+import type { AgentCall } from '../agents/call-agent.ts';
+import { checkpoint } from '../runtime/checkpoint.ts';
+import { prepareSessionContext, withConversationSummary, type SessionContext } from '../memory/session-context.ts';
+import { buildSystemPrompt } from '../agents/system-prompt.ts';
+import type { TaskOutcome } from '../runtime/task-lifecycle.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 export const SIMPLE_AGENT_ID = 'simple-agent';
 

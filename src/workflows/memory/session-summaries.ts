@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import type { MessagePosition } from './session-history.ts';
 
 export interface StoredSummary {

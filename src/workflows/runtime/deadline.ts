@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 export class TaskTimeoutError extends Error {

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../../deps.ts';
 import { readControl } from './checkpoint.ts';
 import { TaskCancelledError } from './control-errors.ts';
 

@@ -1,12 +1,12 @@
-import type { Deps } from '../deps.ts';
-import { currentStepId } from '../engine/engine.ts';
-import type { NewTaskEvent } from '../events/append-event.ts';
-import { openEventWriter, type EventWriter } from '../events/event-writer.ts';
-import type { ConversationMessage, ModelTextResult } from '../llm/stream-model-text.ts';
+import type { Deps } from '../../deps.ts';
+import { currentStepId } from '../../engine/engine.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
+import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
 import { callModelWithinBudget, recoveryEvent, thresholdEvents, withCancelWatch, type ModelCall } from './model-call.ts';
-import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
+import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
-import { runTaskStep } from './task-step.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
 
 export interface AgentCall {
   agentId: string;

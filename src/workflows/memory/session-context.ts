@@ -1,17 +1,17 @@
-import type { Deps } from '../deps.ts';
-import { currentStepId } from '../engine/engine.ts';
-import { appendEvents } from '../task-state/change-task.ts';
-import type { ConversationMessage } from '../llm/stream-model-text.ts';
+import type { Deps } from '../../deps.ts';
+import { currentStepId } from '../../engine/engine.ts';
+import { appendEvents } from '../../task-state/change-task.ts';
+import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
-import { TaskCancelledError } from './control-errors.ts';
-import { TaskTimeoutError } from './deadline.ts';
+import { TaskCancelledError } from '../runtime/control-errors.ts';
+import { TaskTimeoutError } from '../runtime/deadline.ts';
 import { MIN_SUMMARY_TOKENS, splitHistory, tokensOf, uncoveredMessages, type HistorySplit } from './history-plan.ts';
 import { readHistorySettings } from './history-settings.ts';
-import { estimateTokens, taskContextWindow, withCancelWatch } from './model-call.ts';
+import { estimateTokens, taskContextWindow, withCancelWatch } from '../agents/model-call.ts';
 import { comparePositions, loadSessionHistory, type HistoryMessage } from './session-history.ts';
 import { findLatestSummary, saveSummary, type StoredSummary } from './session-summaries.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
-import { runTaskStep } from './task-step.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
 
 /** The history an agent receives: verbatim messages, and the summary of those left out (if any). */
 export interface SessionContext {

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { TaskRow, TaskStatus } from '../db/schema.ts';
-import type { Deps } from '../deps.ts';
-import type { NewTaskEvent } from '../events/append-event.ts';
-import { requestSessionTitle } from '../sessions/session-titles.ts';
-import { changeTask } from '../task-state/change-task.ts';
+import type { Db } from '../../db/database.ts';
+import type { TaskRow, TaskStatus } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import { requestSessionTitle } from '../../sessions/session-titles.ts';
+import { changeTask } from '../../task-state/change-task.ts';
 import { startedContextPayload } from './started-context.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 

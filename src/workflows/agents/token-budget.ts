@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/database.ts';
-import type { ModelTextResult } from '../llm/stream-model-text.ts';
-import { recordUsage } from '../llm/record-usage.ts';
-import { usedTokens } from '../llm/usage-totals.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import type { ModelTextResult } from '../../llm/stream-model-text.ts';
+import { recordUsage } from '../../llm/record-usage.ts';
+import { usedTokens } from '../../llm/usage-totals.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Below this many tokens of room for an answer, a budget counts as exhausted. */
 const MIN_ANSWER_TOKENS = 16;

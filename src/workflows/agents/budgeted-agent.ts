@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import type { Deps } from '../deps.ts';
-import { changeTask } from '../task-state/change-task.ts';
+import type { Deps } from '../../deps.ts';
+import { changeTask } from '../../task-state/change-task.ts';
 import { callAgent, type AgentCall } from './call-agent.ts';
-import { checkpoint } from './checkpoint.ts';
-import { BudgetExhaustedError } from './control-errors.ts';
-import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
+import { checkpoint } from '../runtime/checkpoint.ts';
+import { BudgetExhaustedError } from '../runtime/control-errors.ts';
+import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import type { BudgetState } from './token-budget.ts';
-import { runTaskStep } from './task-step.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
 
 /**
  * Runs an agent call under the token budgets. When a budget is spent the task pauses with reason

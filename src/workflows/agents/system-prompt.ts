@@ -1,4 +1,4 @@
-import { findRolePreset, DEFAULT_ROLE } from '../tools/role-presets.ts';
+import { findRolePreset, DEFAULT_ROLE } from './role-presets.ts';
 
 /** `context.system_prompt` with `${name}` filled from `context.prompt_params`, else the role preset's prompt. */
 export function buildSystemPrompt(context: Record<string, unknown>): string {

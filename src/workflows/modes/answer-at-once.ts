@@ -1,18 +1,18 @@
-import type { TaskRow } from '../db/schema.ts';
-import type { Deps } from '../deps.ts';
-import { currentStepId } from '../engine/engine.ts';
-import type { NewTaskEvent } from '../events/append-event.ts';
-import { isTerminal } from '../tasks/status-names.ts';
-import { changeTask } from '../task-state/change-task.ts';
-import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from './call-agent.ts';
-import { TaskCancelledError } from './control-errors.ts';
-import { estimateTokens, streamReservedCall, thresholdEvents, withCancelWatch } from './model-call.ts';
-import { planSessionContext } from './session-context.ts';
+import type { TaskRow } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import { currentStepId } from '../../engine/engine.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import { isTerminal } from '../../tasks/status-names.ts';
+import { changeTask } from '../../task-state/change-task.ts';
+import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from '../agents/call-agent.ts';
+import { TaskCancelledError } from '../runtime/control-errors.ts';
+import { estimateTokens, streamReservedCall, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
+import { planSessionContext } from '../memory/session-context.ts';
 import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import { completeWithin, snapshotOf, startWithin } from './task-lifecycle.ts';
-import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
-import { reserveTokensWithin, settleTokensWithin } from './token-budget.ts';
+import { buildSystemPrompt } from '../agents/system-prompt.ts';
+import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecycle.ts';
+import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { reserveTokensWithin, settleTokensWithin } from '../agents/token-budget.ts';
 
 export type AnswerAtOnce =
   /** Nothing written: the task needs the step-by-step path (paused or cancelled before it started, a history to summarise, a spent budget). */

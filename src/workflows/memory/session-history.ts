@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
+import type { Db } from '../../db/database.ts';
+import type { ConversationMessage } from '../../llm/stream-model-text.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Where a message stands in its session: its task's creation time (µs), the task id, 0 = query, 1 = answer. */
 export interface MessagePosition {

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps.ts';
-import { requestSessionTitle } from '../sessions/session-titles.ts';
-import type { TaskSnapshot } from './task-snapshot.ts';
-import { runTaskStep } from './task-step.ts';
+import type { Deps } from '../../deps.ts';
+import { requestSessionTitle } from '../../sessions/session-titles.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
 
 /**
  * The last step of a task run step by step: asks the titler (sessions/session-titles.ts) to name the session.
