@@ -3,6 +3,7 @@ import { loadModelCatalog } from '../../src/llm/model-catalog.ts';
 import { createModelRegistry } from '../../src/llm/provider-registry.ts';
 import { streamModelText } from '../../src/llm/stream-model-text.ts';
 import { buildSystemPrompt } from '../../src/workflows/agents/system-prompt.ts';
+import { parseTaskSettings } from '../../src/workflows/runtime/task-settings.ts';
 import type { ClosedLoopOptions, ClosedLoopRun } from './closed-loop.ts';
 import { runClosedLoop } from './closed-loop.ts';
 
@@ -17,7 +18,7 @@ const SERVICE_CHAT_MAX_TOKENS = 4096;
 export async function measureMockTtft(root: string, mockDelayMs: number, options: ClosedLoopOptions): Promise<ClosedLoopRun> {
   // No credentials, as the benchmark's gateway has none: the registry resolves to the mock provider.
   const registry = createModelRegistry(loadModelCatalog(path.join(root, 'config/models.yaml')), {});
-  const system = buildSystemPrompt({});
+  const system = buildSystemPrompt(parseTaskSettings({}, {}));
   return runClosedLoop(options, async (query, onFirstToken) => {
     await streamModelText(registry, {
       selection: {}, system, messages: [{ role: 'user', content: query }], maxOutputTokens: SERVICE_CHAT_MAX_TOKENS,

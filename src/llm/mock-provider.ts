@@ -42,6 +42,8 @@ export function createMockModel(modelId: string): LanguageModelV3 {
 type Reply = { tokens: string[]; finishReason: LanguageModelV3FinishReason; usage: LanguageModelV3Usage };
 
 function prepareReply(options: LanguageModelV3CallOptions): Reply {
+  // A test or demo scripts an agent's failure with context.mock_failures (workflows/runtime/task-settings.ts).
+  if (options.providerOptions?.mock?.fail === true) throw new Error('scripted mock failure');
   const allTokens = composeMockAnswer(options).match(/\S+\s*/g) ?? [];
   // Truncating JSON would make it invalid, and structured answers must stay valid.
   const limit = options.responseFormat?.type === 'json' ? Infinity : options.maxOutputTokens ?? Infinity;

@@ -15,6 +15,8 @@ export type StreamModelTextRequest = {
   /** Only the mock provider reads these: how long its whole answer takes to stream, and extra words. */
   mockDelayMs?: number;
   mockAnswerWords?: number;
+  /** Further options for the mock provider only (the phase a call serves, scripted plans and failures). */
+  mockOptions?: Record<string, unknown>;
   onDelta?: (text: string) => void;
   /** Awaited before the next candidate is tried, after one failed without delivering text. */
   onFallback?: (fallback: ModelFallback) => Promise<void>;
@@ -90,7 +92,7 @@ async function streamCandidate(
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.
     maxRetries: 1,
-    providerOptions: { mock: { delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } },
+    providerOptions: { mock: { ...request.mockOptions, delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } as never },
     // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
     onError: () => {},
   });

@@ -3,10 +3,11 @@ import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
 import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
-import { callModelWithinBudget, recoveryEvent, thresholdEvents, withCancelWatch, type ModelCall } from './model-call.ts';
+import { changeTask } from '../../task-state/change-task.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import type { BudgetState } from './token-budget.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
+import { estimateTokens, recoveryEvent, streamReservedCall, thresholdEvents, withCancelWatch, type ModelCall } from './model-call.ts';
+import { reserveTokensWithin, settleTokensWithin, type BudgetState } from './token-budget.ts';
 
 export interface AgentCall {
   agentId: string;
@@ -17,6 +18,8 @@ export interface AgentCall {
   maxOutputTokens?: number;
   /** This agent's output is the task's answer: its deltas are marked so the OpenAI layer streams them. */
   finalAnswer?: boolean;
+  /** Tells the mock provider which phase this is (decomposition, synthesis, …); real providers ignore it. */
+  purpose?: string;
 }
 
 export type AgentOutcome = { answer: AgentAnswer } | { budgetExhausted: BudgetState };
@@ -25,32 +28,54 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /**
  * One model call as a durable step (`prepare` builds the prompt inside it, so reads are not repeated on
- * replay). Its events and usage row are keyed by the step, so a re-run after a crash neither duplicates
- * them nor bills twice. The call reserves tokens first and does not start when a budget is spent; a
- * cancel request aborts it mid-stream.
+ * replay). A cancel request aborts it mid-stream.
  */
 export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentOutcome> {
   return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
-    const stepKey = `${stepName}#${currentStepId()}`;
     const call = await prepare();
-    const events = await openAgentEventWriter(deps, task, stepKey, call);
-    const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
-      ...agentModelCall(deps, task, stepKey, call, events),
-      onStart: () => events.emit(openingEvents(call)),
-    }, cancel).catch(async (error) => {
+    return runAgent(deps, task, call, `${stepName}#${currentStepId()}`, cancel);
+  }));
+}
+
+/**
+ * One agent's model call inside the caller's durable step, in two commits: the token reservation with the
+ * opening events, then the usage row, the settlement, the last token text and AGENT_COMPLETED. Everything is
+ * keyed by `stepKey` (stable across a re-run of the step), so a re-run after a crash neither duplicates
+ * events nor bills twice. The call does not start when a budget is spent.
+ */
+export async function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  const callKey = `${task.id}:${stepKey}`;
+  const reservation = await reserveWithOpening(deps, task, call, stepKey, callKey);
+  if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
+  const events = await openAgentEventWriter(deps, task, stepKey, call);
+  const result = await streamReservedCall(deps, task, callKey, { ...agentModelCall(deps, task, stepKey, call, events), maxOutputTokens: reservation.maxOutputTokens }, cancel)
+    .catch(async (error: unknown) => {
       await events.flush();
       throw error;
     });
-    if ('budgetExhausted' in outcome) {
-      await events.emit(thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
-      return outcome;
-    }
-    const { result } = outcome;
-    // The last token text, the thresholds crossed and the completion go out in one commit, in that order.
-    await events.emit([...thresholdEvents(outcome.crossings), agentCompletedEvent(call.agentId, result)]);
-    return { answer: { agentId: call.agentId, ...result } };
-  }));
+  // The last token text, the thresholds crossed and the completion go out in one commit, in that order.
+  const lastDelta = await events.takeBuffered();
+  await changeTask(deps, task.id, 'workflow', async (transaction) => {
+    const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, call.agentId, result);
+    return { events: [...lastDelta, ...thresholdEvents(crossings), { ...agentCompletedEvent(call.agentId, result), dedupeKey: `${stepKey}:completed` }] };
+  });
+  return { answer: { agentId: call.agentId, ...result } };
 }
+
+async function reserveWithOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, callKey: string) {
+  const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
+  const reservation = await changeTask(deps, task.id, 'workflow', async (transaction) => {
+    const granted = await reserveTokensWithin(transaction, deps.config, task, callKey, estimatedInput, maxOutputTokensOf(call));
+    const events = granted.granted
+      ? keyedEvents(openingEvents(call), stepKey)
+      : thresholdEvents([{ ...granted.exhausted, threshold: 100 }]);
+    return { events, result: granted };
+  });
+  return reservation!;
+}
+
+export const keyedEvents = (events: NewTaskEvent[], stepKey: string): NewTaskEvent[] =>
+  events.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:e${index}` }));
 
 /** The writer of an agent step's token deltas and events, keyed by the step. */
 export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<EventWriter> {
@@ -69,8 +94,9 @@ export function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, 
     maxOutputTokens: maxOutputTokensOf(call),
     onDelta: (delta) => events.partial(call.agentId, delta),
     onFallback: (fallback) => events.emit([recoveryEvent(stepKey, call.agentId, fallback)]),
-    mockDelayMs: numberOrUndefined(task.context.mock_delay_ms) ?? deps.config.mockDelayMs,
-    mockAnswerWords: numberOrUndefined(task.context.mock_answer_words),
+    mockDelayMs: task.settings.mock.delayMs ?? deps.config.mockDelayMs,
+    mockAnswerWords: task.settings.mock.answerWords,
+    mockPurpose: call.purpose,
   };
 }
 
@@ -97,8 +123,6 @@ export function agentCompletedEvent(agentId: string, result: ModelTextResult): N
     payload: { model: result.model, provider: result.provider, input_tokens: result.inputTokens, output_tokens: result.outputTokens },
   };
 }
-
-const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 function lastUserMessage(messages: ConversationMessage[]): string {
   return messages.findLast((message) => message.role === 'user')?.content ?? '';

@@ -22,6 +22,10 @@ export interface ModelCall {
   /** Only agent answers honour the task's mock knobs; internal calls (summaries, titles) answer at once. */
   mockDelayMs?: number;
   mockAnswerWords?: number;
+  /** The phase this call serves (decomposition, synthesis, …), so the mock answers it in kind. */
+  mockPurpose?: string;
+  /** Further per-call scripting of the mock (a plan, a failure, tool calls). */
+  mockScript?: Record<string, unknown>;
 }
 
 export type ModelCallOutcome =
@@ -59,6 +63,7 @@ export async function streamReservedCall(deps: Deps, task: TaskSnapshot, callKey
       abortSignal,
       mockDelayMs: call.mockDelayMs,
       mockAnswerWords: call.mockAnswerWords,
+      mockOptions: { purpose: call.mockPurpose, ...call.mockScript },
       onDelta: call.onDelta,
       onFallback: call.onFallback,
     }));
@@ -81,11 +86,7 @@ export async function withCancelWatch<T>(deps: Deps, taskId: string, work: (canc
 }
 
 export function taskModelSelection(task: TaskSnapshot): ModelSelection {
-  return {
-    modelTier: task.context.model_tier as 'small' | 'medium' | 'large' | undefined,
-    modelOverride: task.context.model_override as string | undefined,
-    providerOverride: task.context.provider_override as string | undefined,
-  };
+  return task.settings.models;
 }
 
 /** The context window of the model a task's calls start with (its first candidate). */

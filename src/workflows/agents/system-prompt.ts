@@ -1,13 +1,14 @@
-import { findRolePreset, DEFAULT_ROLE } from './role-presets.ts';
+import type { TaskSettings } from '../runtime/task-settings.ts';
+import { DEFAULT_ROLE, findRolePreset } from './role-presets.ts';
+
+type PromptSettings = Pick<TaskSettings, 'systemPrompt' | 'promptParams' | 'role'>;
 
 /** `context.system_prompt` with `${name}` filled from `context.prompt_params`, else the role preset's prompt. */
-export function buildSystemPrompt(context: Record<string, unknown>): string {
-  const custom = context.system_prompt;
-  if (typeof custom === 'string' && custom.trim() !== '') {
-    const params = (context.prompt_params ?? {}) as Record<string, unknown>;
+export function buildSystemPrompt(settings: PromptSettings): string {
+  const custom = settings.systemPrompt;
+  if (custom !== undefined && custom.trim() !== '') {
     return custom.replace(/\$\{([A-Za-z0-9_.-]+)\}/g, (placeholder, name: string) =>
-      name in params ? String(params[name]) : placeholder);
+      name in settings.promptParams ? String(settings.promptParams[name]) : placeholder);
   }
-  const role = typeof context.role === 'string' ? context.role : DEFAULT_ROLE;
-  return (findRolePreset(role) ?? findRolePreset(DEFAULT_ROLE)!).systemPrompt;
+  return (findRolePreset(settings.role) ?? findRolePreset(DEFAULT_ROLE)!).systemPrompt;
 }

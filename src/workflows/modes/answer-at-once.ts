@@ -71,7 +71,7 @@ function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null
 
 /** The simple agent's call, when its history fits without a summary (reads only). */
 async function prepareCall(deps: Deps, task: TaskSnapshot): Promise<AgentCall | undefined> {
-  const system = buildSystemPrompt(task.context);
+  const system = buildSystemPrompt(task.settings);
   const own = ownConversation(task);
   if (own) return simpleAgentCall(task, system, own);
   const plan = await planSessionContext(deps, task, system);

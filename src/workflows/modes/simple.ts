@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps.ts';
-import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import { runBudgetedAgent } from '../agents/budgeted-agent.ts';
 import type { AgentCall } from '../agents/call-agent.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
@@ -13,7 +12,7 @@ export const SIMPLE_AGENT_ID = 'simple-agent';
 /** One agent answers with the session's history (summarised when long) and the task's system prompt. */
 export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   await checkpoint(deps, task, 'pre_execution');
-  const system = buildSystemPrompt(task.context);
+  const system = buildSystemPrompt(task.settings);
   const history = ownConversation(task) ?? await prepareSessionContext(deps, task, system);
   const answer = await runBudgetedAgent(deps, task, async () => simpleAgentCall(task, system, history), 'simple-agent');
   return simpleOutcome(answer);
@@ -21,8 +20,8 @@ export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise
 
 /** An OpenAI-layer request carries its own conversation; native tasks use the session's history. */
 export function ownConversation(task: TaskSnapshot): SessionContext | undefined {
-  const conversation = task.context.conversation_history;
-  return Array.isArray(conversation) ? { messages: conversation as ConversationMessage[], summary: null } : undefined;
+  const conversation = task.settings.conversation;
+  return conversation ? { messages: conversation, summary: null } : undefined;
 }
 
 export function simpleAgentCall(task: TaskSnapshot, system: string, history: SessionContext): AgentCall {
@@ -30,7 +29,7 @@ export function simpleAgentCall(task: TaskSnapshot, system: string, history: Ses
     agentId: SIMPLE_AGENT_ID,
     progress: 'Answering directly with one agent',
     finalAnswer: true,
-    maxOutputTokens: typeof task.context.max_output_tokens === 'number' ? task.context.max_output_tokens : undefined,
+    maxOutputTokens: task.settings.maxOutputTokens,
     system: withConversationSummary(system, history.summary),
     messages: [...history.messages, { role: 'user', content: task.query }],
   };

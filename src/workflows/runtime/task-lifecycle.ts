@@ -6,6 +6,7 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { requestSessionTitle } from '../../sessions/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { startedContextPayload } from './started-context.ts';
+import { parseTaskSettings } from './task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
 const UNFINISHED: readonly TaskStatus[] = ['QUEUED', 'RUNNING', 'PAUSED'];
@@ -57,6 +58,7 @@ export function snapshotOf(deps: Deps, task: TaskRow): TaskSnapshot {
     requestedMode: task.requested_mode,
     context: task.context,
     options: task.options,
+    settings: parseTaskSettings(task.context, task.options),
     createdAtMs: task.created_at.getTime(),
     startedAtMs,
     deadlineMs: startedAtMs + deps.config.taskTimeoutSeconds * 1000,

@@ -1,4 +1,5 @@
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
+import type { TaskSettings } from './task-settings.ts';
 
 /** What a workflow knows about its task once started; recorded by the start step, so replays agree. */
 export interface TaskSnapshot {
@@ -9,6 +10,8 @@ export interface TaskSnapshot {
   query: string;
   requestedMode: string | null;
   context: Record<string, unknown>;
+  /** The context and options parsed (runtime/task-settings.ts). */
+  settings: TaskSettings;
   options: Record<string, unknown>;
   createdAtMs: number;
   startedAtMs: number;

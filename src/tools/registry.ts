@@ -1,0 +1,31 @@
+import type { JSONSchema7 } from '@ai-sdk/provider';
+
+/** What a tool may know of the call it serves. */
+export interface ToolContext {
+  taskId: string;
+  tenantId: string;
+  userId: string;
+  /** Aborted when the task is cancelled or runs out of time. */
+  signal: AbortSignal;
+}
+
+/**
+ * A tool an agent can call (issue 14, scope 5). The parameters are a JSON schema the model sees and the
+ * registry validates every call against before `execute` runs; the output must be JSON-serializable.
+ */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JSONSchema7;
+  category: string;
+  /** Charged per call on top of model usage (USD). */
+  costPerUseUsd: number;
+  /** Calls that can change the world outside the task (files, shells, code) may need a human's approval. */
+  dangerous: boolean;
+  execute(input: Record<string, unknown>, context: ToolContext): Promise<unknown>;
+}
+
+export interface ToolRegistry {
+  get(name: string): ToolDefinition | undefined;
+  list(): ToolDefinition[];
+}

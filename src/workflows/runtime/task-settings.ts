@@ -1,0 +1,70 @@
+import type { ConversationMessage } from '../../llm/stream-model-text.ts';
+import type { ModelSelection } from '../../llm/select-models.ts';
+import { DEFAULT_ROLE } from '../agents/role-presets.ts';
+
+/**
+ * What the workflow reads of a task's context and options, parsed once when the task starts. The types were
+ * checked at submission (tasks/schemas.ts); keys the server sets itself (the OpenAI layer's conversation)
+ * cannot come from a client (tasks/submit-task.ts).
+ */
+export interface TaskSettings {
+  role: string;
+  /** True when the client chose the role: the task then runs as one agent with that role's tools. */
+  roleAssigned: boolean;
+  systemPrompt: string | undefined;
+  promptParams: Record<string, unknown>;
+  models: ModelSelection;
+  maxOutputTokens: number | undefined;
+  /** The OpenAI layer's request carries its own conversation instead of the session's history. */
+  conversation: ConversationMessage[] | undefined;
+  template: { name: string; version: string | undefined } | undefined;
+  disableAi: boolean;
+  requireApproval: boolean;
+  maxConcurrentAgents: number | undefined;
+  mock: MockScript;
+}
+
+/** Per-task scripting of the mock provider (issue 14, scope 9); real providers ignore it. */
+export interface MockScript {
+  delayMs: number | undefined;
+  answerWords: number | undefined;
+  /** The plan the mock's decomposition returns instead of one derived from the query. */
+  plan: unknown;
+  /** Tool calls the mock makes, in order, when an agent runs its tool loop. */
+  toolCalls: unknown[] | undefined;
+  /** Per subtask id: how many of its first attempts fail. */
+  failures: Record<string, number>;
+}
+
+type Context = Record<string, unknown>;
+
+export function parseTaskSettings(context: Context, options: Record<string, unknown>): TaskSettings {
+  const template = stringOf(context.template);
+  return {
+    role: stringOf(context.role) ?? DEFAULT_ROLE,
+    roleAssigned: stringOf(context.role) !== undefined,
+    systemPrompt: stringOf(context.system_prompt),
+    promptParams: (context.prompt_params ?? {}) as Record<string, unknown>,
+    models: {
+      modelTier: context.model_tier as ModelSelection['modelTier'],
+      modelOverride: stringOf(context.model_override),
+      providerOverride: stringOf(context.provider_override),
+    },
+    maxOutputTokens: numberOf(context.max_output_tokens),
+    conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
+    template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
+    disableAi: context.disable_ai === true,
+    requireApproval: context.require_approval === true,
+    maxConcurrentAgents: numberOf(options.max_concurrent_agents),
+    mock: {
+      delayMs: numberOf(context.mock_delay_ms),
+      answerWords: numberOf(context.mock_answer_words),
+      plan: context.mock_plan,
+      toolCalls: Array.isArray(context.mock_tool_calls) ? context.mock_tool_calls : undefined,
+      failures: (context.mock_failures ?? {}) as Record<string, number>,
+    },
+  };
+}
+
+const stringOf = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+const numberOf = (value: unknown) => (typeof value === 'number' ? value : undefined);
