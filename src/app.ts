@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/authenticate.ts';
 import { credentialKey } from './auth/caller.ts';
+import { approvalRoutes } from './approvals/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { installEmptyBodyAsAbsent } from './http/empty-body.ts';
 import { documentRoute } from './http/openapi-document.ts';
@@ -102,6 +103,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await taskRoutes(app, deps);
   await streamingRoutes(app, deps);
   await sessionRoutes(app, deps);
+  await approvalRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

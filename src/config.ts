@@ -29,7 +29,9 @@ const EnvSchema = Type.Object({
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+  TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
+  DEFAULT_TASK_MODE: Type.Enum(['auto', 'simple'], { default: 'auto' }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
   EVENT_PARTIALS_ASYNC_COMMIT: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 90 }),
@@ -55,6 +57,11 @@ const EnvSchema = Type.Object({
   OPENAI_TOKENS_PER_MINUTE: Type.Integer({ minimum: 1, default: 200_000 }),
   OPENAI_ADS_MODEL: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   CHAT_COMPLETION_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 2100 }),
+  APPROVAL_ENABLED: Type.Enum(['0', '1', 'false', 'true'], { default: 'false' }),
+  APPROVAL_COMPLEXITY_THRESHOLD: Type.Number({ minimum: 0, maximum: 1, default: 0.5 }),
+  APPROVAL_DANGEROUS_TOOLS: Type.String({ default: 'file_system,code_execution,bash,file_write,python_executor' }),
+  APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
+  APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
 });
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
@@ -98,8 +105,12 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  /** Where the workflow templates (`*.yaml`) are read from at start-up. */
+  templatesDir: string;
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
   mockDelayMs: number;
+  /** The mode of a task that names none: `auto` plans it with a decomposition call; `simple` answers with one agent. */
+  defaultTaskMode: 'auto' | 'simple';
   auth: {
     jwtSecret: string;
     accessTokenTtlSeconds: number;
@@ -118,6 +129,18 @@ export interface Config {
     completionTimeoutSeconds: number;
   };
   policy: { file: string | undefined; mode: 'enforce' | 'dry-run' | 'off' | undefined };
+  /** When a task's plan waits for a human (reference §3.2); `context.require_approval` asks for it regardless. */
+  approvals: {
+    enabled: boolean;
+    /** A plan at least this complex (0..1) needs approval. */
+    complexityThreshold: number;
+    /** A plan suggesting any of these tools needs approval. */
+    dangerousTools: string[];
+    /** An approval undecided this long is denied (`approval timeout`). */
+    timeoutSeconds: number;
+    /** How often expired approvals are looked for. */
+    sweepIntervalMs: number;
+  };
   budgets: {
     /** Tokens one task may spend unless its context sets `token_budget`. */
     taskTokens: number;
@@ -199,7 +222,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    templatesDir: path.resolve(values.TEMPLATES_DIR),
     mockDelayMs: values.MOCK_DELAY_MS,
+    defaultTaskMode: values.DEFAULT_TASK_MODE as 'auto' | 'simple',
     auth: Object.freeze({
       jwtSecret: values.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
       accessTokenTtlSeconds: values.ACCESS_TOKEN_TTL_SECONDS,
@@ -217,6 +242,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     policy: Object.freeze({
       file: values.POLICY_FILE === undefined ? undefined : path.resolve(values.POLICY_FILE),
       mode: values.POLICY_MODE as 'enforce' | 'dry-run' | 'off' | undefined,
+    }),
+    approvals: Object.freeze({
+      enabled: values.APPROVAL_ENABLED === '1' || values.APPROVAL_ENABLED === 'true',
+      complexityThreshold: values.APPROVAL_COMPLEXITY_THRESHOLD,
+      dangerousTools: values.APPROVAL_DANGEROUS_TOOLS.split(',').map((tool) => tool.trim()).filter(Boolean),
+      timeoutSeconds: values.APPROVAL_TIMEOUT_SECONDS,
+      sweepIntervalMs: values.APPROVAL_SWEEP_INTERVAL_MS,
     }),
     budgets: Object.freeze({
       taskTokens: values.TASK_TOKEN_BUDGET,

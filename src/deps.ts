@@ -8,12 +8,18 @@ import type { ModelRegistry } from './llm/provider-registry.ts';
 import type { Policy } from './policy/policy.ts';
 import type { SessionTitler } from './sessions/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
+import type { ToolRegistry } from './tools/registry.ts';
+import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
 export interface Deps {
   config: Readonly<Config>;
   db: Db;
   models: ModelRegistry;
+  /** The tools agents may call (the built-ins); a role's preset chooses among them. */
+  tools: ToolRegistry;
+  /** The workflow templates (config/templates) a task can run instead of a plan. */
+  templates: TemplateRegistry;
   logger: Logger;
   policy: Policy;
   /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */

@@ -8,7 +8,8 @@ import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
 import { purgeIdleTranscripts } from './openai/chat-session.ts';
 import { createSessionTitler } from './sessions/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
-import { unparkResumedTasks } from './tasks/unpark.ts';
+import { unparkReleasedTasks } from './tasks/unpark.ts';
+import { expireApprovals } from './approvals/expire-approvals.ts';
 import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase } from './db/connect.ts';
@@ -21,8 +22,10 @@ import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerL
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
+import { createBuiltInToolRegistry } from './tools/built-ins.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
+import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
@@ -68,6 +71,9 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
+  // Read before the database starts: an invalid template file stops start-up at once, naming the file.
+  const tools = createBuiltInToolRegistry();
+  const templates = loadTemplateRegistry(config.templatesDir, tools);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
@@ -78,7 +84,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow! });
   const deps: Deps = {
-    config, db: connection.db, models, logger, events,
+    config, db: connection.db, models, tools, templates, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     databaseHealth: connection.health,
@@ -96,7 +102,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   await requeueOrphanedTasks(deps, 0);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
-    every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkResumedTasks(deps), 'unpark sweep', logger, { now: true }),
+    every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkReleasedTasks(deps), 'unpark sweep', logger, { now: true }),
+    every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),

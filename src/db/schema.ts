@@ -198,6 +198,38 @@ export interface SessionSummariesTable {
   created_at: Timestamp;
 }
 
+export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+
+export interface ApprovalsTable {
+  id: string;
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  status: ApprovalStatus;
+  reason: string;
+  /** What is to be approved (e.g. the plan); any JSON. */
+  action: Json<unknown>;
+  modified_action: Json<unknown> | null;
+  feedback: string | null;
+  decided_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  decided_at: Timestamp | null;
+}
+
+/** One finished tool call of an agent (migration 0015). */
+export interface ToolCallsTable {
+  task_id: string;
+  call_key: string;
+  tool: string;
+  input: Json<unknown>;
+  output: Json<unknown> | null;
+  error: string | null;
+  cost_usd: ColumnType<string, number | string | undefined, number | string>;
+  duration_ms: Generated<number>;
+  created_at: Timestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -215,6 +247,8 @@ export interface Database {
   audit_logs: AuditLogsTable;
   rate_limit_windows: RateLimitWindowsTable;
   stream_leases: StreamLeasesTable;
+  approvals: ApprovalsTable;
+  tool_calls: ToolCallsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { sampleFromJsonSchema } from './json-schema-sample.ts';
+import { mockDecomposition, mockSynthesis } from './mock-plans.ts';
 
 /**
  * The mock model's answer, a pure function of the call: it quotes the system prompt, the query
@@ -7,10 +8,26 @@ import { sampleFromJsonSchema } from './json-schema-sample.ts';
  * exactly what context reached the model. JSON calls get a minimal value valid for the schema.
  */
 export function composeMockAnswer(options: LanguageModelV3CallOptions): string {
+  const phase = composePhaseAnswer(options);
+  if (phase !== undefined) return phase;
   const format = options.responseFormat;
   if (format?.type !== 'json') return composeTextAnswer(options.prompt) + fillerWords(options);
   if (format.schema === undefined) return JSON.stringify({ answer: composeTextAnswer(options.prompt) });
   return JSON.stringify(sampleFromJsonSchema(format.schema));
+}
+
+/** Answers the planning phases in kind: a JSON plan for decomposition, a summary of results for synthesis. */
+function composePhaseAnswer(options: LanguageModelV3CallOptions): string | undefined {
+  const mock = options.providerOptions?.mock;
+  const query = lastUserText(options.prompt);
+  if (mock?.purpose === 'decomposition') return JSON.stringify(mock.plan ?? mockDecomposition(query));
+  if (mock?.purpose === 'synthesis') return mockSynthesis(query);
+  return undefined;
+}
+
+function lastUserText(prompt: LanguageModelV3Prompt): string {
+  const message = prompt.findLast((candidate) => candidate.role === 'user');
+  return message ? messageText(message) : '';
 }
 
 /**

@@ -8,11 +8,13 @@ import type {
 } from '@ai-sdk/provider';
 import { isAbortError, toAbortError } from './abort-error.ts';
 import { composeMockAnswer, estimatePromptTokens } from './mock-answer.ts';
+import { chooseMockToolCalls, toolResultsNote, type MockToolCall } from './mock-tool-calls.ts';
 
 /**
  * A deterministic AI SDK model for offline runs and tests. It streams its answer word by word;
  * `providerOptions.mock.delayMs` spreads the whole answer over about that many milliseconds.
- * Tools are ignored for now.
+ * It calls tools when scripted to, or when asked by name (mock-tool-calls.ts); a turn that calls tools
+ * has no text.
  */
 export function createMockModel(modelId: string): LanguageModelV3 {
   return {
@@ -24,7 +26,9 @@ export function createMockModel(modelId: string): LanguageModelV3 {
       const reply = prepareReply(options);
       await pause(readDelayMs(options), options.abortSignal);
       return {
-        content: [{ type: 'text', text: reply.tokens.join('') }],
+        content: reply.toolCalls.length > 0
+          ? reply.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.stringify(call.input) }))
+          : [{ type: 'text', text: reply.tokens.join('') }],
         finishReason: reply.finishReason,
         usage: reply.usage,
         warnings: [],
@@ -39,24 +43,42 @@ export function createMockModel(modelId: string): LanguageModelV3 {
   };
 }
 
-type Reply = { tokens: string[]; finishReason: LanguageModelV3FinishReason; usage: LanguageModelV3Usage };
+type Reply = { tokens: string[]; toolCalls: MockToolCall[]; finishReason: LanguageModelV3FinishReason; usage: LanguageModelV3Usage };
 
 function prepareReply(options: LanguageModelV3CallOptions): Reply {
   // A test or demo scripts an agent's failure with context.mock_failures (workflows/runtime/task-settings.ts).
   if (options.providerOptions?.mock?.fail === true) throw new Error('scripted mock failure');
-  const allTokens = composeMockAnswer(options).match(/\S+\s*/g) ?? [];
+  const toolCalls = chooseMockToolCalls(options);
+  if (toolCalls.length > 0) return toolCallReply(options, toolCalls);
+  const allTokens = answerText(options).match(/\S+\s*/g) ?? [];
   // Truncating JSON would make it invalid, and structured answers must stay valid.
   const limit = options.responseFormat?.type === 'json' ? Infinity : options.maxOutputTokens ?? Infinity;
   const tokens = allTokens.slice(0, limit);
   const isTruncated = tokens.length < allTokens.length;
-  const inputTokens = estimatePromptTokens(options.prompt);
   return {
     tokens,
+    toolCalls: [],
     finishReason: isTruncated ? { unified: 'length', raw: 'length' } : { unified: 'stop', raw: 'stop' },
-    usage: {
-      inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
-      outputTokens: { total: tokens.length, text: tokens.length, reasoning: undefined },
-    },
+    usage: usageOf(options, tokens.length),
+  };
+}
+
+/** The lead's answer (mock-answer.ts), plus what the tools in the prompt returned. */
+function answerText(options: LanguageModelV3CallOptions): string {
+  const answer = composeMockAnswer(options);
+  return options.responseFormat?.type === 'json' ? answer : answer + toolResultsNote(options.prompt);
+}
+
+function toolCallReply(options: LanguageModelV3CallOptions, toolCalls: MockToolCall[]): Reply {
+  const outputTokens = Math.ceil(JSON.stringify(toolCalls).length / 4);
+  return { tokens: [], toolCalls, finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usageOf(options, outputTokens) };
+}
+
+function usageOf(options: LanguageModelV3CallOptions, outputTokens: number): LanguageModelV3Usage {
+  const inputTokens = estimatePromptTokens(options.prompt);
+  return {
+    inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
   };
 }
 
@@ -68,9 +90,17 @@ async function* streamReply(
 ): AsyncGenerator<LanguageModelV3StreamPart> {
   yield { type: 'stream-start', warnings: [] };
   yield { type: 'response-metadata', id: 'mock-response', modelId, timestamp: new Date() };
+  for (const call of reply.toolCalls) {
+    yield { type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.stringify(call.input) };
+  }
+  if (reply.toolCalls.length === 0) yield* streamTokens(reply.tokens, delayMs, signal);
+  yield { type: 'finish', finishReason: reply.finishReason, usage: reply.usage };
+}
+
+async function* streamTokens(tokens: string[], delayMs: number, signal: AbortSignal | undefined): AsyncGenerator<LanguageModelV3StreamPart> {
   yield { type: 'text-start', id: 'text-0' };
-  const tokenDelayMs = reply.tokens.length > 0 ? delayMs / reply.tokens.length : 0;
-  for (const [index, token] of reply.tokens.entries()) {
+  const tokenDelayMs = tokens.length > 0 ? delayMs / tokens.length : 0;
+  for (const [index, token] of tokens.entries()) {
     await pause(tokenDelayMs, signal);
     // Without a delay the stream would run in microtasks only; yield now and then so timers
     // (delta coalescing, heartbeats) and other requests keep running during a long answer.
@@ -78,7 +108,6 @@ async function* streamReply(
     yield { type: 'text-delta', id: 'text-0', delta: token };
   }
   yield { type: 'text-end', id: 'text-0' };
-  yield { type: 'finish', finishReason: reply.finishReason, usage: reply.usage };
 }
 
 // The DOM typings we compile against lack ReadableStream.from.

@@ -1,4 +1,5 @@
-import { streamText, type LanguageModelUsage } from 'ai';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
@@ -6,10 +7,20 @@ import type { ModelSelection } from './select-models.ts';
 
 export type ConversationMessage = { role: 'user' | 'assistant'; content: string };
 
+/** A tool offered to the model: the model may ask for it, the caller runs it (the SDK never does). */
+export type ModelToolSpec = { name: string; description: string; parameters: JSONSchema7 };
+
+/** A call the model asked for. `input` is as the model sent it: checking it is the caller's job. */
+export type RequestedToolCall = { toolCallId: string; toolName: string; input: unknown };
+
 export type StreamModelTextRequest = {
   selection: ModelSelection;
   system?: string;
-  messages: ConversationMessage[];
+  /** Plain turns, or AI SDK messages with tool calls and tool results. */
+  messages: ModelMessage[];
+  tools?: ModelToolSpec[];
+  /** `none` keeps the tools declared (their calls are in the history) but asks for text only. */
+  toolChoice?: 'auto' | 'none';
   maxOutputTokens?: number;
   abortSignal?: AbortSignal;
   /** Only the mock provider reads these: how long its whole answer takes to stream, and extra words. */
@@ -40,6 +51,8 @@ export type ModelTextResult = {
   costUsd: number;
   /** Candidates tried, this one included (1 when the first answered). */
   attempts: number;
+  /** Present when the request offered tools: the calls the model asked for, in order. */
+  toolCalls?: RequestedToolCall[];
 };
 
 /**
@@ -88,6 +101,8 @@ async function streamCandidate(
     messages: request.messages,
     maxOutputTokens: request.maxOutputTokens === undefined
       ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
+    tools: request.tools && toSdkTools(request.tools),
+    toolChoice: request.toolChoice,
     abortSignal: request.abortSignal,
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.
@@ -98,10 +113,14 @@ async function streamCandidate(
   });
   let text = '';
   let usage: LanguageModelUsage | undefined;
+  const toolCalls: RequestedToolCall[] = [];
   for await (const part of result.fullStream) {
     if (part.type === 'error') throw part.error;
     if (part.type === 'abort') throw toAbortError(request.abortSignal);
     if (part.type === 'finish') usage = part.totalUsage;
+    // A call of a tool that was not offered arrives as a tool-call marked invalid (NoSuchToolError), then a
+    // tool-error part: it is kept, so the caller can refuse it and tell the model, instead of failing the turn.
+    if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
     if (part.type === 'text-delta' && part.text.length > 0) {
       text += part.text;
       progress.hasDeliveredText = true;
@@ -117,5 +136,11 @@ async function streamCandidate(
     inputTokens,
     outputTokens,
     costUsd: costUsd(catalogModel, inputTokens, outputTokens),
+    ...(request.tools ? { toolCalls } : {}),
   };
+}
+
+/** Declared without `execute`, so the SDK reports the calls and runs none itself. */
+function toSdkTools(specs: ModelToolSpec[]): ToolSet {
+  return Object.fromEntries(specs.map((spec) => [spec.name, tool({ description: spec.description, inputSchema: jsonSchema(spec.parameters) })]));
 }

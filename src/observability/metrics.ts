@@ -19,3 +19,11 @@ export const databaseRetries = new Counter({
   labelNames: ['reason'] as const,
   registers: [metrics],
 });
+
+/** Model calls started, by the phase they serve (agent, decomposition, synthesis, …): how much a workflow asks of its models. */
+export const modelCalls = new Counter({
+  name: 'agentgate_model_calls_total',
+  help: 'Model calls started by task workflows, by phase',
+  labelNames: ['phase'] as const,
+  registers: [metrics],
+});

@@ -3,7 +3,7 @@ export interface ServiceModel {
   id: string;
   description: string;
   /** The task mode the model maps to; `research` runs with `force_research`. */
-  mode: 'simple' | 'research' | 'supervisor' | 'ads_research';
+  mode: 'simple' | 'standard' | 'research' | 'supervisor' | 'ads_research';
   researchStrategy?: 'quick' | 'standard' | 'deep';
   defaultMaxTokens: number;
   /** Only in deployments that enable it (the ads model). */
@@ -12,6 +12,7 @@ export interface ServiceModel {
 
 export const SERVICE_MODELS: readonly ServiceModel[] = [
   { id: 'service-chat', description: 'Direct answers from one agent (simple workflow)', mode: 'simple', defaultMaxTokens: 4096 },
+  { id: 'service-standard', description: 'A planned team of agents working in parallel (DAG workflow)', mode: 'standard', defaultMaxTokens: 4096 },
   { id: 'service-standard-research', description: 'Research with a standard plan and citations', mode: 'research', researchStrategy: 'standard', defaultMaxTokens: 4096 },
   { id: 'service-deep-research', description: 'Deep multi-step research with verification', mode: 'research', researchStrategy: 'deep', defaultMaxTokens: 8192 },
   { id: 'service-quick-research', description: 'Fast research with a short plan', mode: 'research', researchStrategy: 'quick', defaultMaxTokens: 4096 },

@@ -6,7 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from '../tasks/submit-task.ts';
 import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
-import { SUPPORTED_MODES } from '../workflows/task-workflow.ts';
+import { SERVED_MODES } from '../workflows/router.ts';
 import { resolveChatSession } from './chat-session.ts';
 import { chatTaskContext, toChatTask } from './chat-task.ts';
 import { finishedCompletion } from './completion.ts';
@@ -23,7 +23,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
   await app.register(async (plugin) => {
     installOpenAiErrorHandler(plugin as unknown as FastifyInstance);
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const served = () => availableModels(SUPPORTED_MODES, { ads: deps.config.openai.adsModel });
+    const served = () => availableModels(SERVED_MODES, { ads: deps.config.openai.adsModel });
     const findModel = (id: string): ServiceModel => {
       const model = served().find((candidate) => candidate.id === id);
       if (!model) throw new AppError(404, `The model '${id}' does not exist or is not available in this deployment`);
@@ -58,7 +58,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const session = await resolveChatSession(deps, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
       const { context, serverContext } = chatTaskContext(chat, model);
       const submitted = await submitTask(deps, request.caller, {
-        query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'supervisor' ? model.mode : undefined, context,
+        query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'standard' || model.mode === 'supervisor' ? model.mode : undefined, context,
       }, { taskId: idempotentResourceId(request), serverContext });
       if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
       const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);

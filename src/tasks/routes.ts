@@ -13,7 +13,6 @@ import {
 } from './schemas.ts';
 import { ErrorBody } from '../http/error-body.ts';
 import { getTimeline } from './timeline.ts';
-import { Type } from 'typebox';
 
 /** Control routes take an optional body: no body at all means `{}` (validated like any other). */
 const optionalBody = async (request: { body: unknown }) => { request.body ??= {}; };

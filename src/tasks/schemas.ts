@@ -3,6 +3,8 @@ import { HISTORY_PRESETS } from '../workflows/memory/history-settings.ts';
 
 export const SESSION_ID_PATTERN = '^[A-Za-z0-9:_\\-\\.]{1,128}$';
 
+const MockToolCall = Type.Object({ tool: Type.String({ minLength: 1, maxLength: 100 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) });
+
 /** Recognised context keys (spec 2.2) get their types checked; any other key is kept as given. */
 export const TaskContext = Type.Object({
   role: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -34,6 +36,12 @@ export const TaskContext = Type.Object({
   token_budget: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
   mock_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
   mock_answer_words: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+  require_approval: Type.Optional(Type.Boolean()),
+  /** Scripting of the mock provider (issue 14, scope 9): the plan it answers, its tool calls, agents that fail. */
+  mock_plan: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  // One entry per model turn: a call, or several calls made in the same turn.
+  mock_tool_calls: Type.Optional(Type.Array(Type.Union([MockToolCall, Type.Array(MockToolCall, { minItems: 1, maxItems: 20 })]), { maxItems: 50 })),
+  mock_failures: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Integer({ minimum: 0, maximum: 10 }))),
 }, { additionalProperties: true });
 
 const ModelControls = {

@@ -10,6 +10,7 @@ import { checkTaskPolicy } from '../policy/check-task.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession } from './queries.ts';
 import { refuseUnavailable } from './unavailable-requests.ts';
+import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
 const MODEL_CONTROLS = ['model_tier', 'model_override', 'provider_override'] as const;
@@ -40,6 +41,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     defaultBudget: deps.config.budgets.taskTokens,
   });
   refuseUnavailable(input, context);
+  refuseUnrunnableTemplate(deps.templates, context);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,

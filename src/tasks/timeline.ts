@@ -8,6 +8,9 @@ import { toStatusName } from './status-names.ts';
 const PHASE_RULES: Array<[RegExp, string]> = [
   [/^(start-task|checkpoint:pre_routing|(paused|resumed):pre_routing)$/, 'setup'],
   [/^(complete-task|finish-with-error|session-title|checkpoint:pre_completion|(paused|resumed):pre_completion)$/, 'completion'],
+  [/^(decompose|assign-role|announce-plan|(checkpoint|paused|resumed):post_decomposition)$/, 'planning'],
+  [/^approval:/, 'approval'],
+  [/^(synthesis|(checkpoint|paused|resumed):pre_synthesis)$/, 'synthesis'],
 ];
 const WAIT_STEPS = /^DBOS\.(recv|sleep|getEvent)/;
 

@@ -25,7 +25,15 @@ export interface ToolDefinition {
   execute(input: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 
+/** How one call went: the tool's output, or why there is none (an unknown tool, an invalid input, a failure). */
+export type ToolOutcome = { output: unknown; error?: undefined } | { error: string; output?: undefined };
+
 export interface ToolRegistry {
   get(name: string): ToolDefinition | undefined;
   list(): ToolDefinition[];
+  /**
+   * Runs a call: the input is validated against the tool's parameters first. Every failure of the call
+   * itself comes back as `error` (for the model to read); only an abort of `context.signal` is thrown.
+   */
+  invoke(name: string, input: unknown, context: ToolContext): Promise<ToolOutcome>;
 }

@@ -5,7 +5,9 @@ import { checkpoint } from './runtime/checkpoint.ts';
 import { TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
 import { TaskTimeoutError } from './runtime/deadline.ts';
 import { titleSession } from './memory/session-title.ts';
-import { runSimpleWorkflow, simpleOutcome } from './modes/simple.ts';
+import { simpleOutcome } from './modes/simple.ts';
+import { routeTask, startingMode } from './router.ts';
+import { parseTaskSettings } from './runtime/task-settings.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
 import { runTaskStep } from './runtime/task-step.ts';
@@ -24,7 +26,7 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   let outcome;
   try {
-    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, chooseMode));
+    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (requested) => startingMode(deps, requested)));
   } catch (error) {
     await endWithError(deps, taskId, error);
     return;
@@ -36,8 +38,10 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
 }
 
 async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
-  const task = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, chooseMode));
-  if (!task) return;
+  const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (requested) => startingMode(deps, requested)));
+  if (!started) return;
+  // A snapshot recorded before settings existed gets them now, from the same context.
+  const task = { ...started, settings: started.settings ?? parseTaskSettings(started.context, started.options) };
   const routed = async () => {
     await checkpoint(deps, task, 'pre_routing');
     return routeTask(deps, task);
@@ -73,19 +77,6 @@ async function endWithError(deps: Deps, taskId: string, error: unknown): Promise
  */
 function haltForShutdown(): Promise<never> {
   return new Promise(() => {});
-}
-
-/** The task modes this router can run as what they promise; other layers offer only these. */
-export const SUPPORTED_MODES: readonly string[] = ['simple'];
-
-/** The mode a task runs in, recorded when it starts: only the simple workflow exists so far. */
-function chooseMode(_requestedMode: string | null): string {
-  return 'simple';
-}
-
-/** Runs the workflow of the task's mode. Only the simple workflow exists so far; later issues add the others. */
-async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
-  return runSimpleWorkflow(deps, task);
 }
 
 /** Errors come back from step records by name: cancellation, the deadline, or a failure. */

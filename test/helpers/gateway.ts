@@ -71,7 +71,8 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
       cwd: ROOT,
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,
-        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env,
+        // Tests that do not name a mode get the one-agent answer they were written for; planning tests set `auto`.
+        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

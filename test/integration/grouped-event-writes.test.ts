@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { createDatabase, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import type { NewTaskEvent, TaskEvent } from '../../src/events/append-event.ts';
+import type { NewTaskEvent } from '../../src/events/append-event.ts';
 import { createEventHub, EVENTS_CHANNEL, type EventHub } from '../../src/events/event-hub.ts';
 import { createGroupCommitter } from '../../src/events/group-commit.ts';
 import { createTestDatabase, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';

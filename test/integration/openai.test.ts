@@ -125,10 +125,29 @@ describe('OpenAI-compatible layer with the official client', () => {
     assert.equal(rows[0].session_id, sessionId);
   });
 
+  for (const [model, mode] of [['service-standard', 'standard'], ['service-complex', 'supervisor']] as const) {
+    it(`${model} runs the ${mode} workflow and streams its synthesis as real deltas`, async () => {
+      const messages = [{ role: 'user' as const, content: `Name a prime number. Name a colour for ${model}.` }];
+      const stream = await client().chat.completions.create({ model, messages, stream: true });
+      const chunks = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      const content = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
+      assert.match(content, /^Synthesis of 2 results/);
+      const { rows: partials } = await gateway().sql.query(`select e.agent_id from task_events e join tasks t on t.id = e.task_id
+        where t.query = $1 and e.type = 'LLM_PARTIAL' and (e.payload->>'final_answer')::boolean`, [messages[0].content]);
+      assert.ok(partials.length > 0 && partials.every((partial) => partial.agent_id === 'synthesis'), 'the deltas streamed are the synthesis agent\'s');
+      const { rows } = await gateway().sql.query(`select mode, result from tasks where query = $1`, [messages[0].content]);
+      assert.equal(rows[0].mode, mode);
+      assert.equal(rows[0].result, content, 'the stream carries the final answer and nothing else');
+    });
+  }
+
   it('lists the models whose workflows this deployment runs, with descriptions', async () => {
     const models = await client().models.list();
     const ids = models.data.map((model) => model.id);
     assert.ok(ids.includes('service-chat'));
+    assert.ok(ids.includes('service-standard') && ids.includes('service-complex'), 'the DAG and supervisor workflows run here');
+    assert.ok(!ids.includes('service-deep-research'), 'deep research does not run here yet');
     assert.ok(!ids.includes('service-ads-research'), 'the ads model needs its deployment flag');
     const detail = await gateway().request('GET', '/v1/models/service-chat');
     assert.equal(detail.status, 200);

@@ -117,40 +117,49 @@ describe('task submission and reads', () => {
   }
 
   // Issue 14, no silent fallback: every mode, flag and context key of spec 2.1/2.2 is honoured or refused by name.
-  const honoured: Array<[string, Record<string, unknown>]> = [
-    ['mode simple', { mode: 'simple' }],
-    ['a role preset', { context: { role: 'analysis' } }],
-    ['model controls', { model_tier: 'small', context: { model_override: 'mock-small' } }],
-    ['a system prompt with parameters', { context: { system_prompt: 'Be ${tone}.', prompt_params: { tone: 'brief' } } }],
-    ['history settings', { context: { history_window_size: 10, use_case_preset: 'default', primers_count: 1, recents_count: 2, compression_trigger_ratio: 0.8, compression_target_ratio: 0.4 } }],
-    ['a token budget', { context: { token_budget: 50_000 } }],
-    ['flags asking for nothing', { enable_verification: false, context: { force_research: false, force_swarm: false, disable_ai: false, iterative_research_enabled: false } }],
+  const twoStepPlan = { complexity_score: 0.6, subtasks: [{ id: 'one', description: 'first' }, { id: 'two', description: 'second' }] };
+  const honoured: Array<[string, Record<string, unknown>, (task: any) => void]> = [
+    ['mode simple', { mode: 'simple' }, (task) => assert.equal(task.mode, 'simple')],
+    ['mode standard', { mode: 'standard', context: { mock_plan: twoStepPlan } }, (task) => assert.equal(task.unified_response.metadata.agents_used, 2)],
+    ['mode complex', { mode: 'complex' }, (task) => assert.equal(task.mode, 'complex')],
+    ['mode supervisor', { mode: 'supervisor', context: { mock_plan: twoStepPlan } }, (task) => assert.equal(task.mode, 'supervisor')],
+    ['max_concurrent_agents', { mode: 'standard', max_concurrent_agents: 1, context: { mock_plan: twoStepPlan } }, (task) => assert.match(task.result, /Synthesis of 2 results/)],
+    ['a role preset', { context: { role: 'analysis' } }, (task) => assert.match(task.result, /You are an analyst/)],
+    ['model controls', { model_tier: 'small', context: { model_override: 'mock-small' } }, (task) => assert.equal(task.model_used, 'mock-small')],
+    ['a system prompt with parameters', { context: { system_prompt: 'Be ${tone}.', prompt_params: { tone: 'brief' } } }, (task) => assert.match(task.result, /Be brief\./)],
+    ['history settings', { context: { history_window_size: 10, use_case_preset: 'default', primers_count: 1, recents_count: 2, compression_trigger_ratio: 0.8, compression_target_ratio: 0.4 } }, (task) => assert.equal(task.context.history_window_size, 10)],
+    ['a token budget', { context: { token_budget: 50_000 } }, (task) => assert.equal(task.context.token_budget, 50_000)],
+    ['flags asking for nothing', { enable_verification: false, context: { force_research: false, force_swarm: false, disable_ai: false, iterative_research_enabled: false } }, (task) => assert.equal(task.mode, 'simple')],
+    ['a template run without a model', { context: { template: 'fixed-report', template_version: '1.0.0', disable_ai: true } }, (task) => assert.equal(task.mode, 'template')],
   ];
-  for (const [name, fields] of honoured) {
-    it(`honours ${name}: the task completes`, async () => {
+  for (const [name, fields, check] of honoured) {
+    it(`honours ${name}`, async () => {
       const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'honoured', ...fields });
       assert.equal(answer.status, 200, answer.text);
-      assert.equal((await waitForTask(gateway(), answer.body.task_id)).status, 'TASK_STATUS_COMPLETED');
+      const task = await waitForTask(gateway(), answer.body.task_id);
+      assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+      check(task);
     });
   }
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['mode standard', { mode: 'standard' }, /mode standard is not available in this deployment \(available: simple\)/],
-    ['mode complex', { mode: 'complex' }, /mode complex is not available/],
-    ['mode supervisor', { mode: 'supervisor' }, /mode supervisor is not available/],
     ['force_research', { context: { force_research: true } }, /force_research: deep research is not available/],
     ['force_swarm', { context: { force_swarm: true } }, /force_swarm: the swarm workflow is not available/],
     ['context.agent', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /context\.agent calculator: single-purpose agents are not available/],
     ['a top-level skill', { skill: 'summarise@1.0.0' }, /skill summarise@1\.0\.0: skills are not available/],
     ['a context skill', { context: { skill: 'summarise' } }, /skill summarise: skills are not available/],
-    ['a template', { context: { template: 'weekly-report', template_version: '1.0.0' } }, /template weekly-report: templates are not available/],
-    ['a template by template_name', { context: { template_name: 'weekly-report' } }, /template weekly-report: templates are not available/],
-    ['disable_ai', { context: { disable_ai: true } }, /disable_ai runs a template without a model/],
+    ['a template that does not exist', { context: { template: 'weekly-report', template_version: '1.0.0' } }, /template weekly-report version 1\.0\.0 not found/],
+    ['a missing template by template_name', { context: { template_name: 'weekly-report' } }, /template weekly-report not found/],
+    ['disable_ai without a template', { context: { disable_ai: true } }, /disable_ai runs a template without a model: name one with context\.template/],
     ['a research strategy', { research_strategy: 'deep' }, /research_strategy applies to deep research/],
     ['iterative research', { context: { iterative_research_enabled: true, iterative_max_iterations: 3 } }, /iterative research and fact extraction/],
     ['fact extraction', { context: { enable_fact_extraction: true } }, /iterative research and fact extraction/],
-    ['max_iterations', { max_iterations: 7 }, /max_iterations, max_concurrent_agents and enable_verification apply to multi-agent workflows/],
-    ['max_concurrent_agents', { max_concurrent_agents: 3 }, /apply to multi-agent workflows/],
-    ['enable_verification', { enable_verification: true }, /apply to multi-agent workflows/],
+    ['an unknown mode', { mode: 'swarm' }, /mode/],
+    ['max_iterations', { max_iterations: 7 }, /max_iterations applies to research and swarm iterations/],
+    ['enable_verification', { enable_verification: true }, /enable_verification checks research citations/],
+    ['agent_input without an agent', { context: { agent_input: { x: 1 } } }, /agent_input is the input of context\.agent/],
+    ['platforms', { context: { platforms: { all: true } } }, /platforms applies to the ads_research role/],
+    ['an unknown role', { context: { role: 'ads_research' } }, /unknown role: ads_research/],
+    ['external_id, which the server sets', { context: { external_id: 'mine' } }, /context\.external_id is set by the server/],
     ['a conversation history, which only the OpenAI layer sets', { context: { conversation_history: [1, 2] } }, /context\.conversation_history is set by the server/],
     ['an OpenAI model name in context', { context: { openai_model: 'service-simple' } }, /context\.openai_model is set by the server/],
   ];

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
-import { callAgent, type AgentCall } from './call-agent.ts';
+import type { AgentCall } from './call-agent.ts';
+import { callAgent } from './run-agent.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
 import { BudgetExhaustedError } from '../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';

@@ -1,13 +1,12 @@
 import type { Deps } from '../../deps.ts';
-import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
 import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { runTaskStep } from '../runtime/task-step.ts';
-import { estimateTokens, recoveryEvent, streamReservedCall, thresholdEvents, withCancelWatch, type ModelCall } from './model-call.ts';
+import { estimateTokens, recoveryEvent, streamReservedCall, thresholdEvents, type ModelCall } from './model-call.ts';
 import { reserveTokensWithin, settleTokensWithin, type BudgetState } from './token-budget.ts';
+import type { AgentTools } from './tool-loop.ts';
 
 export interface AgentCall {
   agentId: string;
@@ -20,6 +19,10 @@ export interface AgentCall {
   finalAnswer?: boolean;
   /** Tells the mock provider which phase this is (decomposition, synthesis, …); real providers ignore it. */
   purpose?: string;
+  /** Per-call scripting of the mock provider (e.g. `{ fail: true }` for a scripted failure). */
+  mockScript?: Record<string, unknown>;
+  /** The agent may call these tools (tool-loop.ts); without them it makes exactly one model call. */
+  tools?: AgentTools;
 }
 
 export type AgentOutcome = { answer: AgentAnswer } | { budgetExhausted: BudgetState };
@@ -27,24 +30,13 @@ export type AgentOutcome = { answer: AgentAnswer } | { budgetExhausted: BudgetSt
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /**
- * One model call as a durable step (`prepare` builds the prompt inside it, so reads are not repeated on
- * replay). A cancel request aborts it mid-stream.
- */
-export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentOutcome> {
-  return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
-    const call = await prepare();
-    return runAgent(deps, task, call, `${stepName}#${currentStepId()}`, cancel);
-  }));
-}
-
-/**
- * One agent's model call inside the caller's durable step, in two commits: the token reservation with the
- * opening events, then the usage row, the settlement, the last token text and AGENT_COMPLETED. Everything is
- * keyed by `stepKey` (stable across a re-run of the step), so a re-run after a crash neither duplicates
+ * One agent's single model call inside the caller's durable step, in two commits: the token reservation with
+ * the opening events, then the usage row, the settlement, the last token text and AGENT_COMPLETED. Everything
+ * is keyed by `stepKey` (stable across a re-run of the step), so a re-run after a crash neither duplicates
  * events nor bills twice. The call does not start when a budget is spent.
  */
-export async function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
-  const callKey = `${task.id}:${stepKey}`;
+export async function runSingleCall(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  const callKey = agentCallKey(task, stepKey);
   const reservation = await reserveWithOpening(deps, task, call, stepKey, callKey);
   if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
   const events = await openAgentEventWriter(deps, task, stepKey, call);
@@ -53,16 +45,39 @@ export async function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, 
       await events.flush();
       throw error;
     });
-  // The last token text, the thresholds crossed and the completion go out in one commit, in that order.
-  const lastDelta = await events.takeBuffered();
-  await changeTask(deps, task.id, 'workflow', async (transaction) => {
-    const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, call.agentId, result);
-    return { events: [...lastDelta, ...thresholdEvents(crossings), { ...agentCompletedEvent(call.agentId, result), dedupeKey: `${stepKey}:completed` }] };
-  });
-  return { answer: { agentId: call.agentId, ...result } };
+  const answer = { agentId: call.agentId, ...result };
+  await completeAgent(deps, task, { stepKey, callKey, result, answer, lastDelta: await events.takeBuffered() });
+  return { answer };
 }
 
-async function reserveWithOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, callKey: string) {
+/** The usage key of an agent's (first) model call. */
+export const agentCallKey = (task: TaskSnapshot, stepKey: string) => `${task.id}:${stepKey}`;
+
+export interface AgentCompletion {
+  stepKey: string;
+  /** The last model call: its usage is recorded and its reservation freed. */
+  callKey: string;
+  result: ModelTextResult;
+  /** What the agent answers (for a tool loop, the sum of its turns). */
+  answer: AgentAnswer;
+  /** The step's token text still buffered (EventWriter.takeBuffered). */
+  lastDelta: NewTaskEvent[];
+}
+
+/** The agent's closing commit: the last token text, the thresholds crossed and AGENT_COMPLETED, in that order, with the settlement. */
+export async function completeAgent(deps: Deps, task: TaskSnapshot, completion: AgentCompletion): Promise<void> {
+  const { stepKey, callKey, result, answer, lastDelta } = completion;
+  await changeTask(deps, task.id, 'workflow', async (transaction) => {
+    const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, answer.agentId, result);
+    return { events: [...lastDelta, ...thresholdEvents(crossings), agentCompletedEventOf(stepKey, answer)] };
+  });
+}
+
+export const agentCompletedEventOf = (stepKey: string, answer: AgentAnswer): NewTaskEvent =>
+  ({ ...agentCompletedEvent(answer.agentId, answer), dedupeKey: `${stepKey}:completed` });
+
+/** The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a budget is spent). */
+export async function reserveWithOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, callKey: string) {
   const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
   const reservation = await changeTask(deps, task.id, 'workflow', async (transaction) => {
     const granted = await reserveTokensWithin(transaction, deps.config, task, callKey, estimatedInput, maxOutputTokensOf(call));
@@ -97,6 +112,8 @@ export function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, 
     mockDelayMs: task.settings.mock.delayMs ?? deps.config.mockDelayMs,
     mockAnswerWords: task.settings.mock.answerWords,
     mockPurpose: call.purpose,
+    // The task's scripted tool calls (context.mock_tool_calls) are for agents that have tools.
+    mockScript: call.tools ? { ...call.mockScript, toolCalls: task.settings.mock.toolCalls } : call.mockScript,
   };
 }
 

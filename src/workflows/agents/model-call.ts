@@ -1,8 +1,9 @@
 import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
 import type { Deps } from '../../deps.ts';
+import { modelCalls } from '../../observability/metrics.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
-import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult } from '../../llm/stream-model-text.ts';
+import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import { watchForCancel } from '../runtime/cancel-watch.ts';
 import { withDeadline } from '../runtime/deadline.ts';
@@ -53,20 +54,27 @@ export async function callModelWithinBudget(deps: Deps, task: TaskSnapshot, call
  * the task's deadline and `cancel`; a call that fails gives its reservation back.
  */
 export async function streamReservedCall(deps: Deps, task: TaskSnapshot, callKey: string, call: ModelCall, cancel: AbortSignal): Promise<ModelTextResult> {
+  return streamReservedRequest(deps, task, callKey, {
+    selection: taskModelSelection(task),
+    system: call.system,
+    messages: call.messages,
+    maxOutputTokens: call.maxOutputTokens,
+    mockDelayMs: call.mockDelayMs,
+    mockAnswerWords: call.mockAnswerWords,
+    mockOptions: { purpose: call.mockPurpose, ...call.mockScript },
+    onDelta: call.onDelta,
+    onFallback: call.onFallback,
+  }, cancel, call.onStart);
+}
+
+/** streamReservedCall for a request built by the caller (the tool loop's turns, with tools and tool messages). */
+export async function streamReservedRequest(
+  deps: Deps, task: TaskSnapshot, callKey: string, request: Omit<StreamModelTextRequest, 'abortSignal'>, cancel: AbortSignal, onStart?: () => Promise<void>,
+): Promise<ModelTextResult> {
   try {
-    await call.onStart?.();
-    return await withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, {
-      selection: taskModelSelection(task),
-      system: call.system,
-      messages: call.messages,
-      maxOutputTokens: call.maxOutputTokens,
-      abortSignal,
-      mockDelayMs: call.mockDelayMs,
-      mockAnswerWords: call.mockAnswerWords,
-      mockOptions: { purpose: call.mockPurpose, ...call.mockScript },
-      onDelta: call.onDelta,
-      onFallback: call.onFallback,
-    }));
+    await onStart?.();
+    modelCalls.inc({ phase: String(request.mockOptions?.purpose ?? 'agent') });
+    return await withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, { ...request, abortSignal }));
   } catch (error) {
     await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, callKey), { logger: deps.logger, what: 'release tokens' });
     throw error;

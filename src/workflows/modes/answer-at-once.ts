@@ -65,8 +65,10 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   });
 }
 
+/** A task that asks for approval waits at its gate on the step-by-step path; a template task runs its nodes there. */
 function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
-  return !row.pause_requested && !row.cancel_requested && (row.mode ?? chooseMode(row.requested_mode)) === 'simple';
+  return !row.pause_requested && !row.cancel_requested && row.context.require_approval !== true && row.context.template === undefined
+    && (row.mode ?? chooseMode(row.requested_mode)) === 'simple';
 }
 
 /** The simple agent's call, when its history fits without a summary (reads only). */

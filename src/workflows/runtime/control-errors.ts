@@ -35,6 +35,18 @@ export class TaskParkedError extends Error {
   }
 }
 
+/** A human denied the approval the task waited for (or it timed out): the task fails with this message. */
+export class ApprovalDeniedError extends Error {
+  constructor(detail: string) {
+    super(`approval denied: ${detail}`);
+    this.name = 'ApprovalDeniedError';
+  }
+
+  static isInstance(error: unknown): error is ApprovalDeniedError {
+    return isNamed(error, 'ApprovalDeniedError');
+  }
+}
+
 export class BudgetExhaustedError extends Error {
   constructor(message: string) {
     super(message);

@@ -56,6 +56,7 @@ export function snapshotOf(deps: Deps, task: TaskRow): TaskSnapshot {
     sessionId: task.session_id,
     query: task.query,
     requestedMode: task.requested_mode,
+    mode: task.mode ?? undefined,
     context: task.context,
     options: task.options,
     settings: parseTaskSettings(task.context, task.options),

@@ -9,6 +9,8 @@ export interface TaskSnapshot {
   sessionId: string;
   query: string;
   requestedMode: string | null;
+  /** The mode recorded when the task started (absent in snapshots recorded before it was kept). */
+  mode?: string;
   context: Record<string, unknown>;
   /** The context and options parsed (runtime/task-settings.ts). */
   settings: TaskSettings;

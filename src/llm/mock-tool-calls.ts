@@ -1,0 +1,118 @@
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultOutput,
+} from '@ai-sdk/provider';
+import { sampleFromJsonSchema } from './json-schema-sample.ts';
+
+export interface MockToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** How far after a tool's name the mock looks for its JSON arguments. */
+const ARGUMENTS_SEARCH_CHARS = 4000;
+const RESULT_NOTE_CHARS = 200;
+
+/**
+ * The tool calls the mock model makes on this turn; none means it answers with text. Scripted
+ * (`providerOptions.mock.toolCalls`): turn k (k = assistant tool-call turns already in the prompt) makes the
+ * k-th entry, offered or not, so tests can script refusals too; an entry that is an array makes several calls
+ * at once. Unscripted: when the last user message names an offered tool, it is called once. A call that
+ * asks for text only (`toolChoice: none`) never gets a tool call.
+ */
+export function chooseMockToolCalls(options: LanguageModelV3CallOptions): MockToolCall[] {
+  if (options.toolChoice?.type === 'none') return [];
+  const turn = toolCallTurns(options.prompt);
+  const script = options.providerOptions?.mock?.toolCalls;
+  if (Array.isArray(script)) return scriptedCalls(script[turn], turn);
+  return turn === 0 ? namedToolCall(options) : [];
+}
+
+function toolCallTurns(prompt: LanguageModelV3Prompt): number {
+  return prompt.filter((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'tool-call')).length;
+}
+
+function scriptedCalls(entry: unknown, turn: number): MockToolCall[] {
+  if (entry === undefined || entry === null) return [];
+  const entries = Array.isArray(entry) ? entry : [entry];
+  return entries.map((scripted, index) => {
+    const { tool, args } = (scripted ?? {}) as { tool?: unknown; args?: unknown };
+    return { toolCallId: callId(turn, index), toolName: String(tool), input: args ?? {} };
+  });
+}
+
+const callId = (turn: number, index: number) => `mock-call-${turn + 1}-${index + 1}`;
+
+/** The first offered tool the last user message names, with the JSON object that follows its name, or sampled arguments. */
+function namedToolCall(options: LanguageModelV3CallOptions): MockToolCall[] {
+  const offered = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
+  const query = lastUserText(options.prompt);
+  const named = offered
+    .map((tool) => ({ tool, at: wholeWordIndex(query, tool.name) }))
+    .filter(({ at }) => at >= 0)
+    .sort((left, right) => left.at - right.at)[0];
+  if (!named) return [];
+  const written = jsonObjectAfter(query, named.at + named.tool.name.length);
+  const input = written?.tool_parameters ?? written ?? sampleFromJsonSchema(named.tool.inputSchema);
+  return [{ toolCallId: callId(0, 0), toolName: named.tool.name, input }];
+}
+
+function wholeWordIndex(text: string, word: string): number {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w])${escaped}(?![\\w])`).exec(text)?.index ?? -1;
+}
+
+/** The first JSON object after `from`, e.g. `{"expression": "2+2"}` or `{"tool_parameters": {...}}`. */
+function jsonObjectAfter(text: string, from: number): Record<string, unknown> | undefined {
+  const start = text.indexOf('{', from);
+  if (start < 0) return undefined;
+  const window = text.slice(start, start + ARGUMENTS_SEARCH_CHARS);
+  for (let end = window.indexOf('}'); end >= 0; end = window.indexOf('}', end + 1)) {
+    try {
+      const value: unknown = JSON.parse(window.slice(0, end + 1));
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // not closed yet: try the next brace
+    }
+  }
+  return undefined;
+}
+
+function lastUserText(prompt: LanguageModelV3Prompt): string {
+  const message = prompt.findLast((candidate) => candidate.role === 'user');
+  return message ? textOf(message) : '';
+}
+
+function textOf(message: LanguageModelV3Message): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+}
+
+/**
+ * ` Tool results: calculator: 14.` for the tool results in the prompt, so a test can see that what a tool
+ * returned reached the model. Empty when there are none.
+ */
+export function toolResultsNote(prompt: LanguageModelV3Prompt): string {
+  const results = prompt.flatMap((message) => (message.role === 'tool' ? message.content : []))
+    .flatMap((part) => (part.type === 'tool-result' ? [`${part.toolName}: ${outputText(part.output).slice(0, RESULT_NOTE_CHARS)}`] : []));
+  return results.length === 0 ? '' : ` Tool results: ${results.join('; ')}.`;
+}
+
+function outputText(output: LanguageModelV3ToolResultOutput): string {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value;
+    case 'json':
+    case 'error-json':
+      return typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
+    case 'execution-denied':
+      return `denied${output.reason ? ` (${output.reason})` : ''}`;
+    default:
+      return JSON.stringify(output.value);
+  }
+}

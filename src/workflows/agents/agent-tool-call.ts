@@ -1,0 +1,173 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { JSONValue } from '@ai-sdk/provider';
+import type { ToolResultPart } from 'ai';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ToolCallsTable } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
+import type { ToolOutcome } from '../../tools/registry.ts';
+import { withDeadline } from '../runtime/deadline.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
+
+/** Per agent (reference §1.8, non-research defaults); research agents will pass larger ones. */
+export interface ToolLoopLimits {
+  /** Model turns that call tools. */
+  iterations: number;
+  /** Tool calls run (refused ones do not count). */
+  toolCalls: number;
+  /** Characters of tool output handed to the model. */
+  outputChars: number;
+  /** Failed calls in a row that end the loop. */
+  consecutiveErrors: number;
+}
+
+export const AGENT_TOOL_LIMITS: ToolLoopLimits = { iterations: 3, toolCalls: 5, outputChars: 60_000, consecutiveErrors: 2 };
+
+/** Characters of a tool's output kept in its TOOL_OBSERVATION event. */
+const OBSERVED_OUTPUT_CHARS = 2000;
+
+/** One agent's use of tools so far: what decides whether its next call may run. */
+export interface ToolUse {
+  agentId: string;
+  role: string;
+  stepKey: string;
+  /** Names the agent's role allows. */
+  allowed: string[];
+  limits: ToolLoopLimits;
+  executed: number;
+  outputChars: number;
+  consecutiveErrors: number;
+  /** Index of the next call in the agent's loop: its key is `<stepKey>:c<index>`. */
+  nextIndex: number;
+  /** Why the loop stops asking for tools (a limit reached), once it does. */
+  stopped?: string;
+  /** Calls a previous run of this step finished (loaded at the first call). */
+  recorded?: Map<string, Selectable<ToolCallsTable>>;
+}
+
+/** What one requested call leaves: the result the model reads, its events, and the row of a call that ran. */
+export interface CallRecord {
+  part: ToolResultPart;
+  events: NewTaskEvent[];
+  row?: Insertable<ToolCallsTable>;
+}
+
+export const callKeyOf = (use: ToolUse, index: number) => `${use.stepKey}:c${index}`;
+
+/** Why the call may not run at all (not allowed for the role, or no such tool), told to the model as its result. */
+export function refusalOf(deps: Deps, use: ToolUse, toolName: string): string | undefined {
+  if (!use.allowed.includes(toolName)) return `tool ${toolName} is not allowed for role ${use.role}`;
+  if (!deps.tools.get(toolName)) return `tool ${toolName} is not available`;
+  return undefined;
+}
+
+/** The limit that forbids running another call, if one does; it then ends the loop. */
+export function limitReached(use: ToolUse): string | undefined {
+  const { limits } = use;
+  if (use.consecutiveErrors >= limits.consecutiveErrors) return `${limits.consecutiveErrors} tool calls failed in a row`;
+  if (use.executed >= limits.toolCalls) return `the limit of ${limits.toolCalls} tool calls is reached`;
+  if (use.outputChars >= limits.outputChars) return `the limit of ${limits.outputChars} characters of tool output is reached`;
+  return undefined;
+}
+
+export function refuseCall(use: ToolUse, request: RequestedToolCall, key: string, refusal: string): CallRecord {
+  return {
+    part: resultPart(request, { type: 'error-text', value: refusal }),
+    events: [observationEvent(use, request, key, { error: refusal, refused: true, duration_ms: 0, cost_usd: 0 })],
+  };
+}
+
+/** A call left unrun because the loop has stopped: the model is told why, nothing is recorded. */
+export function skipCall(request: RequestedToolCall, reason: string): CallRecord {
+  return { part: resultPart(request, { type: 'error-text', value: `not run: ${reason}` }), events: [] };
+}
+
+export function invokedEvent(use: ToolUse, request: RequestedToolCall, key: string): NewTaskEvent {
+  return {
+    type: 'TOOL_INVOKED', agentId: use.agentId, message: `Calling tool ${request.toolName}`,
+    payload: { tool: request.toolName, call_id: request.toolCallId, args: request.input }, dedupeKey: `${key}:invoked`,
+  };
+}
+
+/**
+ * Runs an allowed call (or, on a re-run of the step, returns what the earlier run recorded for the same key,
+ * tool and input) and counts it against the limits. The tool's signal aborts on cancel and at the deadline.
+ */
+export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string, cancel: AbortSignal): Promise<CallRecord> {
+  const started = performance.now();
+  const outcome = await recordedOutcome(deps.db, task, use, request, key) ?? await invokeTool(deps, task, request, cancel);
+  const durationMs = Math.round(performance.now() - started);
+  const costUsd = outcome.error === undefined ? deps.tools.get(request.toolName)?.costPerUseUsd ?? 0 : 0;
+  use.executed += 1;
+  use.consecutiveErrors = outcome.error === undefined ? 0 : use.consecutiveErrors + 1;
+  const observed = outcome.error === undefined ? { output: observedOutput(outcome.output) } : { error: outcome.error };
+  return {
+    part: resultPart(request, outcome.error === undefined ? countOutput(use, outcome.output) : { type: 'error-text', value: outcome.error }),
+    events: [observationEvent(use, request, key, { ...observed, duration_ms: durationMs, cost_usd: costUsd })],
+    row: {
+      task_id: task.id, call_key: key, tool: request.toolName, input: JSON.stringify(request.input ?? null),
+      output: outcome.error === undefined ? JSON.stringify(outcome.output) : null, error: outcome.error ?? null,
+      cost_usd: costUsd, duration_ms: durationMs,
+    },
+  };
+}
+
+function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal): Promise<ToolOutcome> {
+  return withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
+    taskId: task.id, tenantId: task.tenantId, userId: task.userId, signal,
+  }));
+}
+
+async function recordedOutcome(db: Db, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
+  use.recorded ??= await loadRecordedCalls(db, task.id, use.stepKey);
+  const row = use.recorded.get(key);
+  if (!row || row.tool !== request.toolName || !isDeepStrictEqual(row.input, request.input ?? null)) return undefined;
+  return row.error === null ? { output: row.output } : { error: row.error };
+}
+
+async function loadRecordedCalls(db: Db, taskId: string, stepKey: string): Promise<Map<string, Selectable<ToolCallsTable>>> {
+  const rows = await db.selectFrom('tool_calls').selectAll()
+    .where('task_id', '=', taskId).where(sql<boolean>`starts_with(call_key, ${`${stepKey}:c`})`).execute();
+  return new Map(rows.map((row) => [row.call_key, row]));
+}
+
+/** Records finished calls in the caller's transaction; a re-run that made a different call at a key replaces it. */
+export async function insertToolCallRows(transaction: Db, rows: Insertable<ToolCallsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await transaction.insertInto('tool_calls').values(rows)
+    .onConflict((conflict) => conflict.columns(['task_id', 'call_key']).doUpdateSet((update) => ({
+      tool: update.ref('excluded.tool'), input: update.ref('excluded.input'), output: update.ref('excluded.output'),
+      error: update.ref('excluded.error'), cost_usd: update.ref('excluded.cost_usd'), duration_ms: update.ref('excluded.duration_ms'),
+    })))
+    .execute();
+}
+
+/** Counts the output against the agent's allowance; returns it as the model reads it, cut to what was left. */
+function countOutput(use: ToolUse, output: unknown): ToolResultPart['output'] {
+  const text = textOf(output);
+  const room = use.limits.outputChars - use.outputChars;
+  use.outputChars += Math.min(text.length, room);
+  if (text.length <= room) return { type: 'json', value: (output ?? null) as JSONValue };
+  return { type: 'text', value: `${text.slice(0, room)} … [cut: the tool output limit is reached]` };
+}
+
+function observedOutput(output: unknown): unknown {
+  const text = textOf(output);
+  return text.length <= OBSERVED_OUTPUT_CHARS ? output : `${text.slice(0, OBSERVED_OUTPUT_CHARS)}…`;
+}
+
+const textOf = (output: unknown) => (typeof output === 'string' ? output : JSON.stringify(output) ?? 'null');
+
+function resultPart(request: RequestedToolCall, output: ToolResultPart['output']): ToolResultPart {
+  return { type: 'tool-result', toolCallId: request.toolCallId, toolName: request.toolName, output };
+}
+
+function observationEvent(use: ToolUse, request: RequestedToolCall, key: string, observed: Record<string, unknown>): NewTaskEvent {
+  const outcome = observed.refused ? `refused: ${String(observed.error)}` : observed.error !== undefined ? `failed: ${String(observed.error)}` : 'returned';
+  return {
+    type: 'TOOL_OBSERVATION', agentId: use.agentId, message: `Tool ${request.toolName} ${outcome}`.slice(0, 500),
+    payload: { tool: request.toolName, call_id: request.toolCallId, ...observed }, dedupeKey: `${key}:observed`,
+  };
+}

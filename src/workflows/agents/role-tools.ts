@@ -1,0 +1,13 @@
+import type { ToolRegistry } from '../../tools/registry.ts';
+import { DEFAULT_ROLE, findRolePreset } from './role-presets.ts';
+
+/** The tools a role may call (spec 2.3): its preset's list, or every registered tool for a preset of `all`. */
+export function allowedToolNames(tools: ToolRegistry, role: string): string[] {
+  const preset = findRolePreset(role) ?? findRolePreset(DEFAULT_ROLE)!;
+  return preset.tools === 'all' ? tools.list().map((tool) => tool.name) : preset.tools;
+}
+
+/** Of those, the ones this deployment has: what a planner may suggest and an agent is offered. */
+export function availableToolNames(tools: ToolRegistry, role: string): string[] {
+  return allowedToolNames(tools, role).filter((name) => tools.get(name) !== undefined);
+}

@@ -1,0 +1,26 @@
+import type { Deps } from '../../deps.ts';
+import { currentStepId } from '../../engine/engine.ts';
+import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
+import { runSingleCall, type AgentCall, type AgentOutcome } from './call-agent.ts';
+import { withCancelWatch } from './model-call.ts';
+import { runToolLoop } from './tool-loop.ts';
+
+/**
+ * One agent inside the caller's durable step: a single model call, or the tool loop for an agent with tools
+ * (whose first turn costs the same two commits when the model calls no tool).
+ */
+export function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  return call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel);
+}
+
+/**
+ * One agent as a durable step of its own (`prepare` builds the prompt inside it, so reads are not repeated on
+ * replay). A cancel request aborts it mid-stream.
+ */
+export async function callAgent(deps: Deps, task: TaskSnapshot, prepare: () => Promise<AgentCall>, stepName: string): Promise<AgentOutcome> {
+  return runTaskStep(deps, stepName, () => withCancelWatch(deps, task.id, async (cancel) => {
+    const call = await prepare();
+    return runAgent(deps, task, call, `${stepName}#${currentStepId()}`, cancel);
+  }));
+}

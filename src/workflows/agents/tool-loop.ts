@@ -1,0 +1,237 @@
+import type { AssistantModelMessage, ModelMessage, ToolResultPart } from 'ai';
+import type { Insertable } from 'kysely';
+import type { ToolCallsTable } from '../../db/schema.ts';
+import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
+import type { Deps } from '../../deps.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
+import { type ModelTextResult, type ModelToolSpec, type RequestedToolCall, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
+import { appendEvents, changeTask } from '../../task-state/change-task.ts';
+import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import {
+  AGENT_TOOL_LIMITS, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
+  type CallRecord, type ToolLoopLimits, type ToolUse,
+} from './agent-tool-call.ts';
+import {
+  agentCallKey, agentCompletedEventOf, agentModelCall, completeAgent, maxOutputTokensOf, openAgentEventWriter, reserveWithOpening,
+  type AgentCall, type AgentOutcome,
+} from './call-agent.ts';
+import { estimateTokens, streamReservedRequest, taskModelSelection, thresholdEvents, type ModelCall } from './model-call.ts';
+import { reserveTokensWithin, settleTokens, settleTokensWithin, type BudgetState } from './token-budget.ts';
+
+export interface AgentTools {
+  /** Tool names the agent's role allows; those the registry has are offered to the model. */
+  allowed: string[];
+  /** The role, named when a call is refused. */
+  role: string;
+  /** Overrides of the non-research defaults (AGENT_TOOL_LIMITS). */
+  limits?: Partial<ToolLoopLimits>;
+}
+
+const FINAL_TURN_NOTE = 'Tool use has ended for this request. Answer now from what you have, without calling tools.';
+
+interface ToolLoop {
+  call: AgentCall;
+  use: ToolUse;
+  offered: ModelToolSpec[];
+  messages: ModelMessage[];
+  /** The agent's text so far, its turns joined by a blank line, exactly as streamed. */
+  said: string;
+  turns: ModelTextResult[];
+  /** Model turns that called tools. */
+  toolTurns: number;
+}
+
+/** Writes that wait for the next commit: before the next tool runs, or at the end of the turn. */
+interface PendingWrites {
+  events: NewTaskEvent[];
+  rows: Insertable<ToolCallsTable>[];
+}
+
+type TurnEnd = AgentOutcome | { maxOutputTokens: number };
+
+/**
+ * An agent with tools (reference §1.8), inside the caller's durable step: the model answers or asks for tool
+ * calls, which run (or are refused) and go back to it, until it answers or a limit ends the loop; then one
+ * last turn without tools asks for the answer. Commits: the opening (first reservation and events) and the
+ * completion as for a single call; per executed tool call one commit before it runs (TOOL_INVOKED, with the
+ * row and TOOL_OBSERVATION of the call before it); per turn with tool calls one commit closing it (the last
+ * call's row and observation, the turn's usage, the next turn's reservation). Everything is keyed by
+ * `stepKey`, so a re-run of the step records nothing twice and replays finished tool calls from their rows.
+ * When a budget runs out between turns, the agent answers with what it has said so far, or, having said
+ * nothing, reports the budget exhausted as a single call does.
+ */
+export async function runToolLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  const loop = startLoop(deps, call, tools, stepKey);
+  const opened = await reserveWithOpening(deps, task, call, stepKey, turnCallKey(task, stepKey, 0));
+  if (!opened.granted) return { budgetExhausted: opened.exhausted };
+  let maxOutputTokens = opened.maxOutputTokens;
+  for (let turn = 0; ; turn++) {
+    const { result, lastDelta } = await streamTurn(deps, task, loop, turn, maxOutputTokens, cancel);
+    const requested = loop.use.stopped === undefined ? result.toolCalls ?? [] : [];
+    addTurn(loop, result);
+    if (requested.length === 0) {
+      const answer = answerOf(loop);
+      await completeAgent(deps, task, { stepKey, callKey: turnCallKey(task, stepKey, turn), result, answer, lastDelta });
+      return { answer };
+    }
+    const pending = await runRequestedCalls(deps, task, loop, result, requested, lastDelta, cancel)
+      .catch((error: unknown) => settleAndRethrow(deps, task, turnCallKey(task, stepKey, turn), loop, result, error));
+    const next = await closeToolTurn(deps, task, loop, turn, result, pending);
+    if (!('maxOutputTokens' in next)) return next;
+    maxOutputTokens = next.maxOutputTokens;
+  }
+}
+
+/** Cancelled or out of time while a tool ran: the turn's tokens were spent all the same. */
+async function settleAndRethrow(deps: Deps, task: TaskSnapshot, callKey: string, loop: ToolLoop, result: ModelTextResult, error: unknown): Promise<never> {
+  await retryUntilDatabaseAnswers(() => settleTokens(deps.db, deps.config, task, callKey, loop.call.agentId, result), { logger: deps.logger, what: 'record usage' });
+  throw error;
+}
+
+function startLoop(deps: Deps, call: AgentCall, tools: AgentTools, stepKey: string): ToolLoop {
+  const offered = deps.tools.list()
+    .filter((tool) => tools.allowed.includes(tool.name))
+    .map(({ name, description, parameters }) => ({ name, description, parameters }));
+  return {
+    call, offered, messages: [...call.messages], said: '', turns: [], toolTurns: 0,
+    use: {
+      agentId: call.agentId, role: tools.role, stepKey, allowed: tools.allowed, limits: { ...AGENT_TOOL_LIMITS, ...tools.limits },
+      executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: 0,
+    },
+  };
+}
+
+/** Turn 0 is keyed as a single call is, so a turn without tool calls is that call exactly. */
+const turnStepKey = (stepKey: string, turn: number) => (turn === 0 ? stepKey : `${stepKey}:t${turn}`);
+const turnCallKey = (task: TaskSnapshot, stepKey: string, turn: number) => agentCallKey(task, turnStepKey(stepKey, turn));
+
+/** One model turn under its reservation; a turn that fails gives the reservation back. */
+async function streamTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, maxOutputTokens: number, cancel: AbortSignal) {
+  const turnKey = turnStepKey(loop.use.stepKey, turn);
+  const events = await openAgentEventWriter(deps, task, turnKey, loop.call);
+  const model = agentModelCall(deps, task, turnKey, loop.call, events);
+  const request = turnRequest(task, loop, model, maxOutputTokens);
+  try {
+    const result = await streamReservedRequest(deps, task, agentCallKey(task, turnKey), request, cancel);
+    return { result, lastDelta: await events.takeBuffered() };
+  } catch (error) {
+    await events.flush();
+    throw error;
+  }
+}
+
+function turnRequest(task: TaskSnapshot, loop: ToolLoop, model: ModelCall, maxOutputTokens: number): StreamModelTextRequest {
+  const isFinal = loop.use.stopped !== undefined;
+  // A turn's text follows the text of the turns before it after a blank line, in the stream as in the answer.
+  let separator = loop.said === '' ? '' : '\n\n';
+  return {
+    selection: taskModelSelection(task),
+    system: systemOf(loop),
+    messages: loop.messages,
+    tools: loop.offered,
+    // The tools stay declared on the last turn: some providers refuse tool calls in a history without them.
+    toolChoice: isFinal ? 'none' : 'auto',
+    maxOutputTokens,
+    mockDelayMs: model.mockDelayMs,
+    mockAnswerWords: model.mockAnswerWords,
+    mockOptions: { purpose: model.mockPurpose, ...model.mockScript },
+    onDelta: (delta) => {
+      model.onDelta?.(separator + delta);
+      separator = '';
+    },
+    onFallback: model.onFallback,
+  };
+}
+
+const systemOf = (loop: ToolLoop) => (loop.use.stopped === undefined ? loop.call.system : `${loop.call.system}\n\n${FINAL_TURN_NOTE}`);
+
+function addTurn(loop: ToolLoop, result: ModelTextResult): void {
+  loop.turns.push(result);
+  loop.said = loop.said !== '' && result.text !== '' ? `${loop.said}\n\n${result.text}` : loop.said + result.text;
+}
+
+/** The agent's answer: its text so far, the usage of all its turns, the model of the last. */
+function answerOf(loop: ToolLoop): AgentAnswer {
+  const last = loop.turns.at(-1)!;
+  const sum = (field: 'inputTokens' | 'outputTokens' | 'costUsd') => loop.turns.reduce((total, turn) => total + turn[field], 0);
+  return {
+    agentId: loop.call.agentId, text: loop.said, model: last.model, provider: last.provider,
+    inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), costUsd: sum('costUsd'), attempts: last.attempts,
+  };
+}
+
+/**
+ * Runs the turn's calls in order (each refused, left unrun once a limit is reached, or run), committing
+ * what is pending with each call's TOOL_INVOKED before it runs; returns what the turn's end commits.
+ */
+async function runRequestedCalls(
+  deps: Deps, task: TaskSnapshot, loop: ToolLoop, result: ModelTextResult, requested: RequestedToolCall[], lastDelta: NewTaskEvent[], cancel: AbortSignal,
+): Promise<PendingWrites> {
+  const { use } = loop;
+  let pending: PendingWrites = { events: lastDelta, rows: [] };
+  const parts: ToolResultPart[] = [];
+  for (const request of requested) {
+    const key = callKeyOf(use, use.nextIndex++);
+    const refusal = refusalOf(deps, use, request.toolName);
+    if (!refusal) use.stopped ??= limitReached(use);
+    let record: CallRecord;
+    if (refusal) record = refuseCall(use, request, key, refusal);
+    else if (use.stopped !== undefined) record = skipCall(request, use.stopped);
+    else {
+      await commitWrites(deps, task, pending, [invokedEvent(use, request, key)]);
+      pending = { events: [], rows: [] };
+      record = await runCall(deps, task, use, request, key, cancel);
+    }
+    pending.events.push(...record.events);
+    if (record.row) pending.rows.push(record.row);
+    parts.push(record.part);
+  }
+  loop.toolTurns += 1;
+  use.stopped ??= limitReached(use)
+    ?? (loop.toolTurns >= use.limits.iterations ? `the limit of ${use.limits.iterations} model turns with tool calls is reached` : undefined);
+  loop.messages.push(assistantTurn(result, requested), { role: 'tool', content: parts });
+  return pending;
+}
+
+function assistantTurn(result: ModelTextResult, requested: RequestedToolCall[]): AssistantModelMessage {
+  const text = result.text === '' ? [] : [{ type: 'text' as const, text: result.text }];
+  const calls = requested.map((request) => ({ type: 'tool-call' as const, toolCallId: request.toolCallId, toolName: request.toolName, input: request.input }));
+  return { role: 'assistant', content: [...text, ...calls] };
+}
+
+/** Events alone go out with other tasks' appends; finished calls' rows need a transaction of their own. */
+async function commitWrites(deps: Deps, task: TaskSnapshot, pending: PendingWrites, more: NewTaskEvent[]): Promise<void> {
+  const events = [...pending.events, ...more];
+  if (pending.rows.length === 0) {
+    await appendEvents(deps, task.id, 'workflow', events);
+    return;
+  }
+  await changeTask(deps, task.id, 'workflow', async (transaction) => {
+    await insertToolCallRows(transaction, pending.rows);
+    return { events };
+  });
+}
+
+/** The commit between turns: the turn's pending writes, its usage, and the next turn's reservation. */
+async function closeToolTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, result: ModelTextResult, pending: PendingWrites): Promise<TurnEnd> {
+  const { call, use } = loop;
+  const estimatedInput = estimateTokens(systemOf(loop), ...loop.messages.map(messageText));
+  const end = await changeTask(deps, task.id, 'workflow', async (transaction): Promise<{ events: NewTaskEvent[]; result: TurnEnd }> => {
+    await insertToolCallRows(transaction, pending.rows);
+    const crossings = await settleTokensWithin(transaction, deps.config, task, turnCallKey(task, use.stepKey, turn), call.agentId, result);
+    const reservation = await reserveTokensWithin(transaction, deps.config, task, turnCallKey(task, use.stepKey, turn + 1), estimatedInput, maxOutputTokensOf(call));
+    const events = [...pending.events, ...thresholdEvents(crossings)];
+    if (reservation.granted) return { events, result: { maxOutputTokens: reservation.maxOutputTokens } };
+    return endOnSpentBudget(loop, events, reservation.exhausted);
+  });
+  return end!;
+}
+
+function endOnSpentBudget(loop: ToolLoop, events: NewTaskEvent[], exhausted: BudgetState): { events: NewTaskEvent[]; result: TurnEnd } {
+  const spent = [...events, ...thresholdEvents([{ ...exhausted, threshold: 100 }])];
+  if (loop.said === '') return { events: spent, result: { budgetExhausted: exhausted } };
+  const answer = answerOf(loop);
+  return { events: [...spent, agentCompletedEventOf(loop.use.stepKey, answer)], result: { answer } };
+}
+
+const messageText = (message: ModelMessage) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content));

@@ -1,0 +1,64 @@
+import pLimit from 'p-limit';
+import type { Deps } from '../../deps.ts';
+import { runTaskStep } from '../runtime/task-step.ts';
+
+/** A unit of work that runs after the units it depends on (a planned subtask, a template node). */
+export interface DependentNode {
+  id: string;
+  dependencies: string[];
+}
+
+export interface InOrderRun<N extends DependentNode> {
+  /** Every node, each after its dependencies. */
+  order: N[];
+  concurrency: number;
+  /** The durable step's name: stable per node, so a replay finds each node's recorded result. */
+  stepName(node: N): string;
+}
+
+/**
+ * Runs each node as a durable step of its own, in parallel up to the concurrency limit; a node starts when
+ * the nodes it depends on have finished, with their results. Every step is started at once, in dependency
+ * order, so the engine numbers the steps the same way on every run; inside its step a node first waits for
+ * its dependencies, then for a free slot. After a crash only the nodes that had not finished run again.
+ * Resolves with the results by node id; a step that throws fails the whole run once every step has ended.
+ */
+export async function runInDependencyOrder<N extends DependentNode, R>(
+  deps: Deps, run: InOrderRun<N>, work: (node: N, inputs: R[]) => Promise<R>,
+): Promise<Map<string, R>> {
+  const slots = pLimit(run.concurrency);
+  const running = new Map<string, Promise<R>>();
+  for (const node of run.order) {
+    const dependencies = node.dependencies.map((id) => running.get(id)!);
+    running.set(node.id, runTaskStep(deps, run.stepName(node), async () => {
+      const inputs = await Promise.all(dependencies);
+      return slots(() => work(node, inputs));
+    }));
+  }
+  const settled = await Promise.allSettled(running.values());
+  const failure = settled.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  const ids = [...running.keys()];
+  return new Map(settled.map((outcome, index) => [ids[index], (outcome as PromiseFulfilledResult<R>).value]));
+}
+
+/**
+ * The nodes in an order where each comes after its dependencies, and the ids of those that cannot be placed:
+ * the nodes on or behind a cycle.
+ */
+export function orderByDependencies<N extends DependentNode>(nodes: N[]): { ordered: N[]; blocked: string[] } {
+  const ordered: N[] = [];
+  const placed = new Set<string>();
+  let progressed = true;
+  while (progressed) {
+    progressed = false;
+    for (const node of nodes) {
+      if (!placed.has(node.id) && node.dependencies.every((id) => placed.has(id))) {
+        placed.add(node.id);
+        ordered.push(node);
+        progressed = true;
+      }
+    }
+  }
+  return { ordered, blocked: nodes.filter((node) => !placed.has(node.id)).map((node) => node.id) };
+}
