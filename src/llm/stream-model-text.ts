@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, Output, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
@@ -14,6 +14,8 @@ export type ModelToolSpec = { name: string; description: string; parameters: JSO
 export type RequestedToolCall = { toolCallId: string; toolName: string; input: unknown };
 
 export type StreamModelTextRequest = {
+  /** Ask for a JSON answer of this schema (structured output); the text streamed is that JSON. */
+  responseSchema?: JSONSchema7;
   selection: ModelSelection;
   system?: string;
   /** Plain turns, or AI SDK messages with tool calls and tool results. */
@@ -103,6 +105,8 @@ async function streamCandidate(
       ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
     tools: request.tools && toSdkTools(request.tools),
     toolChoice: request.toolChoice,
+    // Structured output: the provider is asked for JSON of this schema; the caller parses and validates the text.
+    output: request.responseSchema && Output.object({ schema: jsonSchema(request.responseSchema) }),
     abortSignal: request.abortSignal,
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.

@@ -1,4 +1,5 @@
 import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
+import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Deps } from '../../deps.ts';
 import { modelCalls } from '../../observability/metrics.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
@@ -27,6 +28,8 @@ export interface ModelCall {
   mockPurpose?: string;
   /** Further per-call scripting of the mock (a plan, a failure, tool calls). */
   mockScript?: Record<string, unknown>;
+  /** Structured output: the JSON schema the answer must follow. */
+  responseSchema?: JSONSchema7;
 }
 
 export type ModelCallOutcome =
@@ -64,6 +67,7 @@ export async function streamReservedCall(deps: Deps, task: TaskSnapshot, callKey
     mockOptions: { purpose: call.mockPurpose, ...call.mockScript },
     onDelta: call.onDelta,
     onFallback: call.onFallback,
+    responseSchema: call.responseSchema,
   }, cancel, call.onStart);
 }
 

@@ -6,7 +6,6 @@ import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type Com
 import { TaskCancelledError } from '../runtime/control-errors.ts';
 import { TaskTimeoutError } from '../runtime/deadline.ts';
 import { MIN_SUMMARY_TOKENS, splitHistory, tokensOf, uncoveredMessages, type HistorySplit } from './history-plan.ts';
-import { readHistorySettings } from './history-settings.ts';
 import { estimateTokens, taskContextWindow, withCancelWatch } from '../agents/model-call.ts';
 import { comparePositions, loadSessionHistory, type HistoryMessage } from './session-history.ts';
 import { findLatestSummary, saveSummary, type StoredSummary } from './session-summaries.ts';
@@ -50,7 +49,7 @@ export type SessionContextPlan = { context: SessionContext } | { compression: Om
 
 /** The history window as it can be sent, or what must be summarised first (reads only). */
 export async function planSessionContext(deps: Deps, task: TaskSnapshot, system: string): Promise<SessionContextPlan> {
-  const settings = readHistorySettings(task.context);
+  const settings = task.settings.history;
   const window = await loadSessionHistory(deps.db, task, settings.windowSize);
   const contextWindow = taskContextWindow(deps, task);
   const sizes: Sizes = {

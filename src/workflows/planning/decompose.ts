@@ -1,3 +1,4 @@
+import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
@@ -8,7 +9,7 @@ import { TaskCancelledError } from '../runtime/control-errors.ts';
 import { TaskTimeoutError } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
-import { MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
+import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
 
 export const DECOMPOSE_AGENT_ID = 'decompose';
 
@@ -44,6 +45,7 @@ async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint,
       system: decompositionPrompt(availableToolNames(deps.tools, task.settings.role), hint),
       messages: [{ role: 'user', content: task.query }],
       maxOutputTokens: DECOMPOSITION_MAX_OUTPUT_TOKENS,
+      responseSchema: DecompositionSchema as JSONSchema7,
       mockPurpose: 'decomposition',
       mockScript: task.settings.mock.plan === undefined ? undefined : { plan: task.settings.mock.plan },
     }, cancel);

@@ -1,6 +1,7 @@
 import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
 import { DEFAULT_ROLE } from '../agents/role-presets.ts';
+import { readHistorySettings, type HistorySettings } from '../memory/history-settings.ts';
 
 /**
  * What the workflow reads of a task's context and options, parsed once when the task starts. The types were
@@ -21,6 +22,8 @@ export interface TaskSettings {
   disableAi: boolean;
   requireApproval: boolean;
   maxConcurrentAgents: number | undefined;
+  /** The session history's window and compression (spec 2.2). */
+  history: HistorySettings;
   mock: MockScript;
 }
 
@@ -56,6 +59,7 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true,
     maxConcurrentAgents: numberOf(options.max_concurrent_agents),
+    history: readHistorySettings(context),
     mock: {
       delayMs: numberOf(context.mock_delay_ms),
       answerWords: numberOf(context.mock_answer_words),

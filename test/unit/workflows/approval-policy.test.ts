@@ -4,19 +4,21 @@ import { loadConfig } from '../../../src/config.ts';
 import { createToolRegistry } from '../../../src/tools/create-registry.ts';
 import type { ToolDefinition } from '../../../src/tools/registry.ts';
 import { approvalReason } from '../../../src/workflows/runtime/approval-gate.ts';
+import { parseTaskSettings } from '../../../src/workflows/runtime/task-settings.ts';
 
 const tool = (name: string, dangerous: boolean): ToolDefinition => ({
   name, dangerous, description: name, parameters: { type: 'object' }, category: 'test', costPerUseUsd: 0, execute: async () => null,
 });
 const tools = createToolRegistry([tool('shell_runner', true), tool('calculator', false)]);
 const depsWith = (env: Record<string, string> = {}) => ({ config: loadConfig(env), tools });
-const plainTask = { context: {} };
+const taskWith = (context: Record<string, unknown>) => ({ settings: parseTaskSettings(context, {}) });
+const plainTask = taskWith({});
 const simplePlan = { complexityScore: 0.1, suggestedTools: [] };
 
 test('a task that asks for approval needs it, whatever the configuration and the plan', () => {
-  const reason = approvalReason(depsWith(), { context: { require_approval: true } }, simplePlan);
+  const reason = approvalReason(depsWith(), taskWith({ require_approval: true }), simplePlan);
   assert.match(reason ?? '', /require_approval/);
-  assert.equal(approvalReason(depsWith(), { context: { require_approval: 'yes' } }, simplePlan), undefined, 'only the boolean true asks');
+  assert.equal(approvalReason(depsWith(), taskWith({ require_approval: 'yes' }), simplePlan), undefined, 'only the boolean true asks');
 });
 
 test('approvals are off by default: no plan needs one', () => {
