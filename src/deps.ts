@@ -6,7 +6,7 @@ import type { EventHub } from './events/event-hub.ts';
 import type { GroupCommitter } from './events/group-commit.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
 import type { Policy } from './policy/policy.ts';
-import type { SessionTitler } from './sessions/session-titles.ts';
+import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';

@@ -6,7 +6,7 @@ import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
 import { purgeIdleTranscripts } from './openai/chat-session.ts';
-import { createSessionTitler } from './sessions/session-titles.ts';
+import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkReleasedTasks } from './tasks/unpark.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';

@@ -9,3 +9,6 @@ export function costUsd(
   const { inputPerMillion, outputPerMillion } = model.pricing;
   return (inputTokens * inputPerMillion + outputTokens * outputPerMillion) / 1_000_000;
 }
+
+/** Costs are reported to 8 decimal places (a hundred-millionth of a dollar). */
+export const roundUsd = (value: number) => Math.round(value * 1e8) / 1e8;

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
-import { SESSION_ID_PATTERN } from '../tasks/schemas.ts';
+import { SESSION_ID_PATTERN } from '../id-formats.ts';
 import type { ChatTask } from './chat-task.ts';
 
 export interface ChatSession {

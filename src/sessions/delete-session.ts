@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
-import { ensureOwned } from '../tasks/queries.ts';
+import { ensureOwned } from '../auth/ownership.ts';
 import { findSessionForDelete, softDeleteSession } from './queries.ts';
 
 /**

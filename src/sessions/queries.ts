@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { SessionRow, TaskStatus } from '../db/schema.ts';
 import { toTaskEvent, type TaskEvent } from '../events/append-event.ts';
-import { ensureOwned } from '../tasks/queries.ts';
+import { ensureOwned } from '../auth/ownership.ts';
 import { usageTotals } from '../llm/usage-totals.ts';
 import { isUuid } from '../uuid.ts';
 import { cutText, FIELD_TEXT_BYTES, PAGE_TEXT_BYTES, PREVIEW_CHARACTERS } from './text-budget.ts';

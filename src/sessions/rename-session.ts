@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { findOwnedSession, setSessionTitle } from './queries.ts';
-import { cleanTitle, countCharacters, hasVisibleText, MAX_TITLE_CHARACTERS } from './title-text.ts';
+import { cleanTitle, countCharacters, hasVisibleText, MAX_TITLE_CHARACTERS } from '../workflows/memory/title-text.ts';
 
 /** PATCH /api/v1/sessions/{id}: the owner's title replaces any title, generated or not. */
 export async function renameSession(deps: Deps, caller: Caller, sessionId: string, requestedTitle: string) {

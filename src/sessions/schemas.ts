@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { SESSION_ID_PATTERN, TaskEventRecord } from '../tasks/schemas.ts';
+import { TaskEventRecord } from '../events/event-record.ts';
+import { SESSION_ID_PATTERN } from '../id-formats.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 

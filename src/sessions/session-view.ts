@@ -1,8 +1,8 @@
 import type { TaskEvent } from '../events/append-event.ts';
-import { withPayloadWhenPresent } from '../tasks/event-history.ts';
-import { roundUsd } from '../tasks/task-view.ts';
+import { withPayloadWhenPresent } from '../events/event-record.ts';
+import { roundUsd } from '../llm/cost.ts';
 import type { SessionSummaryRow, SessionTaskRow } from './queries.ts';
-import { titleFromQuery } from './title-text.ts';
+import { titleFromQuery } from '../workflows/memory/title-text.ts';
 
 const ACTIVE_WITHIN_MS = 24 * 60 * 60 * 1000;
 const NEAR_BUDGET_LIMIT = 0.9;

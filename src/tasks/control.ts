@@ -7,8 +7,9 @@ import { cancelQueuedWorkflow } from '../engine/engine.ts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { ensureOwned } from './queries.ts';
-import { isTerminal, toStatusName } from './status-names.ts';
+import { ensureOwned } from '../auth/ownership.ts';
+import { isTerminal } from '../task-state/statuses.ts';
+import { toStatusName } from './status-names.ts';
 import { unparkAfterResume } from './unpark.ts';
 import { waitForTaskStatus } from './wait-for-task.ts';
 

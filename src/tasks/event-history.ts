@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
-import type { TaskEvent } from '../events/append-event.ts';
+import { withPayloadWhenPresent } from '../events/event-record.ts';
 import { countEventsAfter, readEventsAfter } from '../events/read-events.ts';
 import { findOwnedTask } from './queries.ts';
 
@@ -28,9 +28,4 @@ export async function getEventHistory(deps: Deps, caller: Caller, taskId: string
     has_more: hasMore,
     next_after_seq: hasMore && events.length > 0 ? events.at(-1)!.seq : null,
   };
-}
-
-/** Event records carry `payload` only when it holds something. */
-export function withPayloadWhenPresent({ payload, ...event }: TaskEvent) {
-  return payload && Object.keys(payload).length > 0 ? { ...event, payload } : event;
 }

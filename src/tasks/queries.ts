@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
+import { ensureOwned } from '../auth/ownership.ts';
 import type { Db } from '../db/database.ts';
 import type { NewTask, TaskRow, TaskStatus } from '../db/schema.ts';
-import { forbidden, notFound } from '../errors.ts';
 import { usageTotals } from '../llm/usage-totals.ts';
 import type { SessionClaim } from '../sessions/resolve-session.ts';
 
@@ -34,12 +34,6 @@ export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Pro
   return ensureOwned(task, caller);
 }
 
-/** Another tenant's task or session does not exist for the caller; another user's is forbidden (spec 5.7). */
-export function ensureOwned<T extends { user_id: string }>(row: T | undefined, caller: Caller, resource: 'task' | 'session' = 'task'): T {
-  if (!row) throw notFound(resource === 'task' ? 'Task not found' : 'Session not found');
-  if (row.user_id !== caller.userId) throw forbidden(`Forbidden: not the ${resource} owner`);
-  return row;
-}
 
 export interface UsageBreakdownRow {
   provider: string;

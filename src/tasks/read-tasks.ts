@@ -5,7 +5,8 @@ import { findSessionIdForFilter } from '../sessions/find-session.ts';
 import { countTasks, findOwnedTask, listTasks, usageBreakdown, type TaskListRow } from './queries.ts';
 import type { ListTasksQuery } from './schemas.ts';
 import { parseStatusFilter, toExecutionModeName, toStatusName } from './status-names.ts';
-import { roundUsd, toTaskView } from './task-view.ts';
+import { roundUsd } from '../llm/cost.ts';
+import { toTaskView } from './task-view.ts';
 
 export async function getTaskView(deps: Deps, caller: Caller, taskId: string) {
   const task = await findOwnedTask(deps.db, caller, taskId);

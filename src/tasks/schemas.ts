@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { SESSION_ID_PATTERN } from '../id-formats.ts';
+import { TaskEventRecord } from '../events/event-record.ts';
 import { HISTORY_PRESETS } from '../workflows/memory/history-settings.ts';
 
-export const SESSION_ID_PATTERN = '^[A-Za-z0-9:_\\-\\.]{1,128}$';
 
 const MockToolCall = Type.Object({ tool: Type.String({ minLength: 1, maxLength: 100 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) });
 
@@ -161,16 +162,6 @@ export const TaskSummary = Type.Object({
 
 export const ListTasksResponse = Type.Object({ tasks: Type.Array(TaskSummary), total_count: Type.Integer() });
 
-export const TaskEventRecord = Type.Object({
-  workflow_id: Type.String(),
-  type: Type.String(),
-  agent_id: Type.Union([Type.String(), Type.Null()]),
-  message: Type.Union([Type.String(), Type.Null()]),
-  payload: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  timestamp: Type.String(),
-  seq: Type.Integer(),
-  stream_id: Type.String(),
-});
 
 export const EventHistoryQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),

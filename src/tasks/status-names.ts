@@ -16,5 +16,3 @@ export function parseStatusFilter(value: string): TaskStatus {
   if (!status) throw badRequest(`invalid status: ${value} (expected one of QUEUED, RUNNING, PAUSED, COMPLETED, FAILED, CANCELLED, TIMEOUT)`);
   return status;
 }
-
-export const isTerminal = (status: TaskStatus) => ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].includes(status);

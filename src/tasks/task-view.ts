@@ -1,7 +1,9 @@
 import type { TaskRow } from '../db/schema.ts';
 import type { TaskViewBody } from './schemas.ts';
 import type { UsageBreakdownRow } from './queries.ts';
-import { isTerminal, toStatusName } from './status-names.ts';
+import { isTerminal } from '../task-state/statuses.ts';
+import { toStatusName } from './status-names.ts';
+import { roundUsd } from '../llm/cost.ts';
 
 type OwnedTask = TaskRow & { session_external_id: string | null };
 
@@ -107,4 +109,3 @@ function parseJsonResult(result: string): unknown {
   }
 }
 
-export const roundUsd = (value: number) => Math.round(value * 1e8) / 1e8;

@@ -5,7 +5,7 @@ import type { TaskRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { taskWorkflowStatus, unparkTaskWorkflow } from '../engine/engine.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { isTerminal } from './status-names.ts';
+import { isTerminal } from '../task-state/statuses.ts';
 
 type Unparked = 'unparked' | 'not_parked' | 'held' | 'still_parking';
 

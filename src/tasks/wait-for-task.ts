@@ -1,6 +1,6 @@
 import type { TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
-import { isTerminal } from './status-names.ts';
+import { isTerminal } from '../task-state/statuses.ts';
 
 /**
  * Waits until the task reaches `wanted` (or any terminal status) or the timeout passes, woken by the

@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.ts';
-import { requestSessionTitle } from '../../sessions/session-titles.ts';
+import { requestSessionTitle } from './session-titles.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 
 /**
- * The last step of a task run step by step: asks the titler (sessions/session-titles.ts) to name the session.
+ * The last step of a task run step by step: asks the titler (session-titles.ts) to name the session.
  * Tasks completed since issue 13 asked already in their completing transaction; this step stays for workflows
  * started before, whose recorded steps name it, and asks for them.
  */

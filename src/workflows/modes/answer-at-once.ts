@@ -2,7 +2,7 @@ import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
-import { isTerminal } from '../../tasks/status-names.ts';
+import { isTerminal } from '../../task-state/statuses.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from '../agents/call-agent.ts';
 import { TaskCancelledError } from '../runtime/control-errors.ts';

@@ -1,15 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { TaskRow, TaskStatus } from '../../db/schema.ts';
+import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
-import { requestSessionTitle } from '../../sessions/session-titles.ts';
+import { requestSessionTitle } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
+import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
 import { startedContextPayload } from './started-context.ts';
 import { parseTaskSettings } from './task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
-const UNFINISHED: readonly TaskStatus[] = ['QUEUED', 'RUNNING', 'PAUSED'];
 
 /**
  * Marks the task RUNNING in the mode it will run in and announces it; returns the snapshot the rest of the
@@ -17,7 +17,7 @@ const UNFINISHED: readonly TaskStatus[] = ['QUEUED', 'RUNNING', 'PAUSED'];
  */
 export async function startTask(deps: Deps, taskId: string, chooseMode: (requestedMode: string | null) => string): Promise<TaskSnapshot | null> {
   const snapshot = await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
-    if (!UNFINISHED.includes(row.status)) return { result: null };
+    if (!UNFINISHED_STATUSES.includes(row.status)) return { result: null };
     return startWithin(deps, transaction, row, chooseMode);
   });
   return snapshot ?? null;
@@ -80,7 +80,7 @@ export async function completeTask(deps: Deps, task: TaskSnapshot, outcome: Task
 
 /**
  * The completion inside the caller's transaction on the locked row; returns the events that close the
- * stream. A session without a title is marked for the titler (sessions/session-titles.ts).
+ * stream. A session without a title is marked for the titler (memory/session-titles.ts).
  */
 export async function completeWithin(transaction: Db, task: TaskSnapshot, outcome: TaskOutcome): Promise<NewTaskEvent[]> {
   const { answer } = outcome;
@@ -113,7 +113,7 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
 /** Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. */
 export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', error: string): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
-    if (!UNFINISHED.includes(row.status)) return undefined;
+    if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
     await transaction.updateTable('tasks').set({ status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never })
       .where('id', '=', taskId).execute();
     return {
@@ -128,7 +128,7 @@ export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'T
 /** Records the cancellation the workflow honoured at `checkpoint` and closes the event stream. */
 export async function finishCancelled(deps: Deps, taskId: string, checkpoint: string): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
-    if (!UNFINISHED.includes(row.status)) return undefined;
+    if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
     await transaction.updateTable('tasks').set({ status: 'CANCELLED', error: 'cancelled', completed_at: sql`now()` as never, updated_at: sql`now()` as never })
       .where('id', '=', taskId).execute();
     return {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cleanTitle, countCharacters, titleFromModel, titleFromQuery } from '../../../src/sessions/title-text.ts';
+import { cleanTitle, countCharacters, titleFromModel, titleFromQuery } from '../../../src/workflows/memory/title-text.ts';
 
 test('cleaning turns line breaks into spaces and drops control, zero-width, BOM and bidi characters', () => {
   assert.equal(cleanTitle('  Plan\u0000 for\tQ3\r\nreview\u200B\uFEFF  '), 'Plan for Q3 review');

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/database.ts';
-import { recordUsage } from '../llm/record-usage.ts';
-import type { ModelRegistry } from '../llm/provider-registry.ts';
-import { streamModelText } from '../llm/stream-model-text.ts';
-import { usedTokens } from '../llm/usage-totals.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { recordUsage } from '../../llm/record-usage.ts';
+import type { ModelRegistry } from '../../llm/provider-registry.ts';
+import { streamModelText } from '../../llm/stream-model-text.ts';
+import { usedTokens } from '../../llm/usage-totals.ts';
 import { titleFromModel, titleFromQuery } from './title-text.ts';
 
 export const TITLE_AGENT_ID = 'title_generator';
