@@ -1,16 +1,18 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
+import { ensureOwned } from '../auth/ownership.ts';
 import type { Db } from '../db/database.ts';
 import type { TaskRow, TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { cancelQueuedWorkflow } from '../engine/engine.ts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
+import { EVENTS_CHANNEL } from '../events/event-hub.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { ensureOwned } from '../auth/ownership.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 import { toStatusName } from './status-names.ts';
 import { unparkAfterResume } from './unpark.ts';
+import { cancelWakeKey } from '../workflows/runtime/cancel-watch.ts';
 import { waitForTaskStatus } from './wait-for-task.ts';
 
 /** How 409 messages name a state (spec 3.1 / 7: `cannot pause <state> task`). */
@@ -83,6 +85,8 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
       ...(notRunning ? { parked_at_step: null, status: 'CANCELLED', completed_at: sql`now()` as never, error: wasQueued ? 'cancelled before it started' : 'cancelled while paused' } : {}),
       updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
+    // Delivered at commit, to every process: the task's cancel watches abort the work in flight.
+    await sql`select pg_notify(${EVENTS_CHANNEL}, ${cancelWakeKey(task.id)})`.execute(transaction);
     return [
       { type: 'WORKFLOW_CANCELLING', agentId: 'orchestrator', message: 'Cancellation requested', payload: { reason: request.reason ?? null, requested_by: caller.userId } },
       ...(notRunning ? [
@@ -91,6 +95,7 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
       ] : []),
     ];
   });
+  deps.events.wake(cancelWakeKey(taskId));
   if (wasQueued) await cancelQueuedWorkflow(taskId);
   const status = notRunning ? 'CANCELLED' : await waitForTaskStatus(deps, taskId, CANCEL_WAIT_MS, 'CANCELLED');
   const done = status === 'CANCELLED';

@@ -2,9 +2,13 @@ import type { Deps } from '../../deps.ts';
 import { readControl } from './checkpoint.ts';
 import { TaskCancelledError } from './control-errors.ts';
 
+/** The key a cancel request notifies (tasks/control.ts), so that only it wakes the watches of the task. */
+export const cancelWakeKey = (taskId: string) => `cancel:${taskId}`;
+
 /**
- * Aborts work in flight as soon as the task's cancellation is requested, from any process: every
- * event of the task wakes us (the cancel request appends WORKFLOW_CANCELLING), and we check the flag.
+ * Aborts work in flight as soon as the task's cancellation is requested, from any process: the cancel
+ * request notifies the task's cancel key, and we check the flag (also when the listener reconnects, which
+ * wakes every key, and once at the start).
  */
 export async function watchForCancel(deps: Deps, taskId: string, controller: AbortController): Promise<() => void> {
   let checking = false;
@@ -17,7 +21,7 @@ export async function watchForCancel(deps: Deps, taskId: string, controller: Abo
       checking = false;
     }
   };
-  const unsubscribe = deps.events.subscribe(taskId, () => { check().catch(() => {}); });
+  const unsubscribe = deps.events.subscribe(cancelWakeKey(taskId), () => { check().catch(() => {}); });
   await check();
   return unsubscribe;
 }
