@@ -29,6 +29,11 @@ export interface EventWriterOptions {
   partialIntervalMs: number;
   /** Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. */
   partialMarks?: Record<string, unknown>;
+  /**
+   * Write the first delta at once, for the time to first token of a text someone waits for (the answer);
+   * otherwise it is coalesced like the rest, and a short text goes out with the step's last commit.
+   */
+  firstDeltaAtOnce?: boolean;
   /** The process's group committer: it writes the appends of all tasks together and wakes their followers. */
   appends: GroupCommitter;
 }
@@ -40,7 +45,7 @@ export interface EventWriterOptions {
  * deterministic model therefore continues its stream exactly where the crash cut it.
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
-  const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks } = options;
+  const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks, firstDeltaAtOnce = true } = options;
   let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
@@ -101,8 +106,8 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
       if (bufferedAgent !== agentId) flushPartial();
       bufferedAgent = agentId;
       buffered += delta;
-      // The first delta goes out at once (time to first token); later ones are coalesced.
-      if (offset === 0) flushPartial();
+      // The first delta of an answer goes out at once (time to first token); later ones are coalesced.
+      if (offset === 0 && firstDeltaAtOnce) flushPartial();
       else timer ??= setTimeout(flushPartial, partialIntervalMs);
     },
     async flush() {

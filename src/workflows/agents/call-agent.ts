@@ -97,6 +97,8 @@ export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: st
   return openEventWriter({
     db: deps.db, appends: deps.appends, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
     partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
+    // An intermediate agent's text is progress, not the answer: its first delta waits like the rest.
+    firstDeltaAtOnce: call.finalAnswer === true,
   });
 }
 
