@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden } from '../errors.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
-import { findViolation, maxTokenBudget, type PolicySubject } from './policy.ts';
+import { approvalRule, findViolation, maxTokenBudget, type PolicySubject } from './policy.ts';
 
 export interface TaskPolicyInput {
   mode: string | undefined;
@@ -13,15 +13,28 @@ export interface TaskPolicyInput {
   defaultBudget: number;
 }
 
+export interface TaskPolicyOutcome {
+  tokenBudget: number;
+  /** The rule by which the task must wait for a human's approval (enforce mode only). */
+  approvalRule: string | undefined;
+}
+
 /**
- * Applies the policy to a task submission and returns the task's token budget: `enforce` answers 403
- * with the reason, `dry-run` logs what it would deny and lets it through, `off` does nothing. The models
- * checked are those the task may use; a task that asks for no budget gets the default capped by policy.
+ * Applies the policy to a task submission: `enforce` answers 403 with the reason, `dry-run` logs what it
+ * would deny and lets it through, `off` does nothing. The models checked are those the task may use; a task
+ * that asks for no budget gets the default capped by policy; an enforced rule may require approval.
  */
-export async function checkTaskPolicy(deps: Deps, caller: Caller, input: TaskPolicyInput): Promise<number> {
+export async function checkTaskPolicy(deps: Deps, caller: Caller, input: TaskPolicyInput): Promise<TaskPolicyOutcome> {
   const budget = input.requestedBudget ?? input.defaultBudget;
-  if (deps.policy.mode === 'off' || deps.policy.rules.length === 0) return budget;
+  if (deps.policy.mode === 'off' || deps.policy.rules.length === 0) return { tokenBudget: budget, approvalRule: undefined };
   const subject = await policySubject(deps, caller);
+  const rule = approvalRule(deps.policy, subject);
+  if (rule && deps.policy.mode === 'dry-run') deps.logger.info({ tenant_id: caller.tenantId, rule }, 'policy would require approval (dry-run)');
+  return { tokenBudget: await budgetUnderPolicy(deps, caller, subject, input), approvalRule: deps.policy.mode === 'enforce' ? rule : undefined };
+}
+
+async function budgetUnderPolicy(deps: Deps, caller: Caller, subject: PolicySubject, input: TaskPolicyInput): Promise<number> {
+  const budget = input.requestedBudget ?? input.defaultBudget;
   const reason = findViolation(deps.policy, subject, {
     mode: input.mode,
     models: input.candidates.map((candidate) => candidate.catalogModel.name),

@@ -15,6 +15,8 @@ const Rule = Type.Object({
   allowed_models: Type.Optional(Type.Array(Type.String())),
   denied_models: Type.Optional(Type.Array(Type.String())),
   allowed_providers: Type.Optional(Type.Array(Type.String())),
+  /** Tasks of the callers this rule applies to wait for a human's approval before they run (spec 2.14). */
+  require_approval: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 const PolicyFile = Type.Object({
@@ -68,6 +70,11 @@ function violation(rule: PolicyRule, request: PolicyRequest): string | undefined
   const provider = request.providers.find((name) => rule.allowed_providers && !rule.allowed_providers.includes(name));
   if (provider) return `provider ${provider} is not allowed`;
   return undefined;
+}
+
+/** The first rule that applies and requires approval of the subject's tasks, by name. */
+export function approvalRule(policy: Policy, subject: PolicySubject): string | undefined {
+  return policy.rules.find((rule) => rule.require_approval === true && applies(rule, subject))?.name;
 }
 
 /** The smallest `max_token_budget` of the rules that apply: a task that asks for no budget gets at most this. */

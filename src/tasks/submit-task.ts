@@ -34,7 +34,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = { ...buildTaskContext(input), ...options.serverContext };
-  const tokenBudget = await checkTaskPolicy(deps, caller, {
+  const policy = await checkTaskPolicy(deps, caller, {
     mode: input.mode,
     candidates: modelCandidates(deps, context),
     requestedBudget: typeof context.token_budget === 'number' ? context.token_budget : undefined,
@@ -54,8 +54,8 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     query,
     requested_mode: input.mode ?? null,
     context,
-    options: pickOptions(input),
-    token_budget: tokenBudget,
+    options: { ...pickOptions(input), ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}) },
+    token_budget: policy.tokenBudget,
   });
   // The row is committed first: if we die before the start, or the engine cannot record it in time
   // (its database writes wait out an outage), the orphan sweep starts it.

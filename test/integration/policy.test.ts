@@ -64,3 +64,29 @@ describe('policy engine in dry-run mode', () => {
     assert.match(gateway().output(), /token budget 9000 exceeds the maximum of 5000/);
   });
 });
+
+const approvalPolicyFile = path.join(os.tmpdir(), `agentgate-approval-policy-${process.pid}.yaml`);
+writeFileSync(approvalPolicyFile, ['mode: enforce', 'rules:', '  - name: dev-tasks-need-approval', '    tenants: [dev]', '    require_approval: true'].join('\n'));
+after(() => rmSync(approvalPolicyFile, { force: true }));
+
+describe('a policy rule that requires approval', () => {
+  const gateway = useGateway({ env: { POLICY_FILE: approvalPolicyFile } });
+
+  it('makes the tenant\'s tasks wait for a decision, naming the rule, and run once approved', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'needs a human', mode: 'simple' });
+    assert.equal(submitted.status, 200, submitted.text);
+    const taskId = submitted.body.task_id as string;
+    const requested = await waitFor('APPROVAL_REQUESTED', async () => (await gateway().sql.query(
+      `select payload from task_events where task_id = $1 and type = 'APPROVAL_REQUESTED'`, [taskId])).rows[0]);
+    assert.match(requested.payload.reason, /policy rule dev-tasks-need-approval requires approval/);
+    const stored = await gateway().sql.query('select options from tasks where id = $1', [taskId]);
+    assert.equal(stored.rows[0].options.approval_rule, 'dev-tasks-need-approval', 'recorded by the server, not the client');
+    const decided = await gateway().request('POST', '/api/v1/approvals/decision', { workflow_id: taskId, approval_id: requested.payload.approval_id, approved: true });
+    assert.equal(decided.status, 200, decided.text);
+    const task = await waitFor('the task to complete', async () => {
+      const { body } = await gateway().request('GET', `/api/v1/tasks/${taskId}`);
+      return body.status === 'TASK_STATUS_COMPLETED' ? body : undefined;
+    });
+    assert.match(task.result, /Mock answer to "needs a human"/);
+  });
+});

@@ -11,6 +11,7 @@ import { planSessionContext } from '../memory/session-context.ts';
 import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
 import { buildSystemPrompt } from '../agents/system-prompt.ts';
 import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecycle.ts';
+import { parseTaskSettings } from '../runtime/task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { reserveTokensWithin, settleTokensWithin } from '../agents/token-budget.ts';
 
@@ -67,8 +68,9 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
 
 /** A task that asks for approval waits at its gate on the step-by-step path; a template task runs its nodes there. */
 function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
-  return !row.pause_requested && !row.cancel_requested && row.context.require_approval !== true && row.context.template === undefined
-    && (row.mode ?? chooseMode(row.requested_mode)) === 'simple';
+  if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseMode(row.requested_mode)) !== 'simple') return false;
+  const settings = parseTaskSettings(row.context, row.options);
+  return !settings.requireApproval && settings.template === undefined;
 }
 
 /** The simple agent's call, when its history fits without a summary (reads only). */

@@ -26,7 +26,8 @@ interface ApprovalState {
  * for it (`context.require_approval`), or approvals are enabled and the plan is complex or suggests a
  * dangerous tool (listed in APPROVAL_DANGEROUS_TOOLS, or marked so in the tool registry).
  */
-export function approvalReason(deps: Pick<Deps, 'config' | 'tools'>, task: { settings: Pick<TaskSnapshot['settings'], 'requireApproval'> }, plan: ApprovalPlan): string | undefined {
+export function approvalReason(deps: Pick<Deps, 'config' | 'tools'>, task: { settings: Pick<TaskSnapshot['settings'], 'requireApproval' | 'approvalRule'> }, plan: ApprovalPlan): string | undefined {
+  if (task.settings.approvalRule) return `policy rule ${task.settings.approvalRule} requires approval`;
   if (task.settings.requireApproval) return 'the task asks for approval (context.require_approval)';
   const policy = deps.config.approvals;
   if (!policy.enabled) return undefined;

@@ -21,6 +21,8 @@ export interface TaskSettings {
   template: { name: string; version: string | undefined } | undefined;
   disableAi: boolean;
   requireApproval: boolean;
+  /** The policy rule that requires approval of this task (set by the server at submission). */
+  approvalRule: string | undefined;
   maxConcurrentAgents: number | undefined;
   /** The session history's window and compression (spec 2.2). */
   history: HistorySettings;
@@ -57,7 +59,8 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
     disableAi: context.disable_ai === true,
-    requireApproval: context.require_approval === true,
+    requireApproval: context.require_approval === true || options.approval_rule !== undefined,
+    approvalRule: stringOf(options.approval_rule),
     maxConcurrentAgents: numberOf(options.max_concurrent_agents),
     history: readHistorySettings(context),
     mock: {
