@@ -55,6 +55,20 @@ describe('orchestration: router, DAG and supervisor', () => {
     assert.deepEqual(rows.map((row) => row.agent_id), ['a', 'b', 'c', 'decompose', 'synthesis']);
   });
 
+  it('runs a sequential plan one agent at a time, in the plan\'s order', async () => {
+    const ids = ['s5', 's1', 's4', 's2', 's3'];
+    const taskId = await submit({
+      query: 'In order', mode: 'standard',
+      context: { mock_plan: plan(ids.map((id) => ({ id, description: `step ${id}` })), { execution_strategy: 'sequential' }) },
+    });
+    const task = await waitForTask(gateway(), taskId);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const events = await eventsOf(gateway(), taskId);
+    const agentEvents = events.filter((event) => ['AGENT_STARTED', 'AGENT_COMPLETED'].includes(event.type) && ids.includes(event.agent_id!));
+    assert.deepEqual(agentEvents.map((event) => `${event.type === 'AGENT_STARTED' ? '+' : '-'}${event.agent_id}`),
+      ids.flatMap((id) => [`+${id}`, `-${id}`]), 'each agent starts after the one before it completed');
+  });
+
   it('routes an auto task by the decomposition: one sentence is simple, several are a DAG', async () => {
     const simpleId = await submit({ query: 'What is the capital of France?' });
     const simple = await waitForTask(gateway(), simpleId);

@@ -20,7 +20,7 @@ export interface InOrderRun<N extends DependentNode> {
  * Runs each node as a durable step of its own, in parallel up to the concurrency limit; a node starts when
  * the nodes it depends on have finished, with their results. Every step is started at once, in dependency
  * order, so the engine numbers the steps the same way on every run; inside its step a node first waits for
- * its dependencies, then for a free slot. After a crash only the nodes that had not finished run again.
+ * its dependencies, then to be admitted to a free slot. After a crash only the nodes that had not finished run again.
  * Resolves with the results by node id; a step that throws fails the whole run once every step has ended.
  */
 export async function runInDependencyOrder<N extends DependentNode, R>(
@@ -30,9 +30,20 @@ export async function runInDependencyOrder<N extends DependentNode, R>(
   const running = new Map<string, Promise<R>>();
   for (const node of run.order) {
     const dependencies = node.dependencies.map((id) => running.get(id)!);
-    running.set(node.id, runTaskStep(deps, run.stepName(node), async () => {
+    let admit = () => {};
+    const admitted = new Promise<void>((resolve) => { admit = resolve; });
+    const step = runTaskStep(deps, run.stepName(node), async () => {
       const inputs = await Promise.all(dependencies);
-      return slots(() => work(node, inputs));
+      await admitted;
+      return work(node, inputs);
+    });
+    running.set(node.id, step);
+    // Slots are handed out here, in plan order among the nodes whose dependencies are done, rather than in the
+    // order the engine happens to start the steps' bodies. A step replayed from its record is never admitted:
+    // its slot is held only until its recorded result is back.
+    void Promise.allSettled(dependencies).then(() => slots(() => {
+      admit();
+      return step.catch(() => undefined);
     }));
   }
   const settled = await Promise.allSettled(running.values());
