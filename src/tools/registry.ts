@@ -1,12 +1,19 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
 
-/** What a tool may know of the call it serves. */
+/** What a tool may know of the call it serves, and what it may use to serve it. */
 export interface ToolContext {
-  taskId: string;
+  /** Null for a call through the tools API, outside any task. */
+  taskId: string | null;
+  /** The session whose workspace file tools work in; null when the call has none. */
+  sessionId: string | null;
   tenantId: string;
   userId: string;
-  /** Aborted when the task is cancelled or runs out of time. */
+  /** Aborted when the task is cancelled or runs out of time (or the API request ends). */
   signal: AbortSignal;
+  db: Db;
+  config: Readonly<Config>;
 }
 
 /**

@@ -116,7 +116,7 @@ export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, requ
 
 function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal): Promise<ToolOutcome> {
   return withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
-    taskId: task.id, tenantId: task.tenantId, userId: task.userId, signal,
+    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
   }));
 }
 

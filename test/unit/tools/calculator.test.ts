@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILT_IN_TOOLS, createBuiltInToolRegistry } from '../../../src/tools/built-ins.ts';
 import { calculatorTool, evaluateExpression } from '../../../src/tools/calculator.ts';
+import { offlineToolContext } from '../../helpers/tool-context.ts';
 
-const context = { taskId: 't', tenantId: 'n', userId: 'u', signal: new AbortController().signal };
+const context = offlineToolContext();
 
 test('arithmetic, functions, constants and units evaluate', async () => {
   assert.equal(await evaluateExpression('2*(3+4)'), 14);

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createToolRegistry } from '../../../src/tools/create-registry.ts';
 import type { ToolContext, ToolDefinition } from '../../../src/tools/registry.ts';
+import { offlineToolContext } from '../../helpers/tool-context.ts';
 
-const context = (signal = new AbortController().signal): ToolContext => ({ taskId: 't', tenantId: 'n', userId: 'u', signal });
+const context = (signal = new AbortController().signal): ToolContext => offlineToolContext({ signal });
 
 function echoTool(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
   return {

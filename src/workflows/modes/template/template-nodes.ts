@@ -72,7 +72,9 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
     { type: 'TOOL_INVOKED', agentId: node.id, message: `Calling ${node.tool}`, payload: { ...call, args } },
   ], `${stepKey}:invoke`));
   const outcome = await withDeadline(deps.config, task, cancel, (signal) =>
-    deps.tools.invoke(node.tool, args, { taskId: task.id, tenantId: task.tenantId, userId: task.userId, signal }));
+    deps.tools.invoke(node.tool, args, {
+      taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
+    }));
   const output = outcome.error === undefined ? asText(outcome.output) : undefined;
   await appendEvents(deps, task.id, 'workflow', keyedEvents([
     {
