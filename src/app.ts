@@ -20,9 +20,11 @@ import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
 import { openAiRoutes } from './openai/routes.ts';
 import { probeRoutes } from './probes/routes.ts';
+import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
+import { toolRoutes } from './tools-api/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
   'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
@@ -103,7 +105,9 @@ export async function buildApp(deps: Deps): Promise<App> {
   await taskRoutes(app, deps);
   await streamingRoutes(app, deps);
   await sessionRoutes(app, deps);
+  await sessionFileRoutes(app, deps);
   await approvalRoutes(app, deps);
+  await toolRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+  MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   DEFAULT_TASK_MODE: Type.Enum(['auto', 'simple'], { default: 'auto' }),
@@ -62,6 +63,28 @@ const EnvSchema = Type.Object({
   APPROVAL_DANGEROUS_TOOLS: Type.String({ default: 'file_system,code_execution,bash,file_write,python_executor' }),
   APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+  TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
+  TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  PYTHON_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  PYTHON_MEMORY_LIMIT_MB: Type.Integer({ minimum: 64, maximum: 2048, default: 512 }),
+  TOOLS_NETWORK_ALLOW: Type.String({ default: '' }),
+  TOOLS_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
+  TOOLS_FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 5_242_880 }),
+  CHROMIUM_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  BROWSER_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 20_000 }),
+  WEB_SEARCH_PROVIDER: Type.Enum(['fixture', 'tavily', 'brave', 'searxng', 'exa'], { default: 'fixture' }),
+  WEB_SEARCH_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 120, default: 15 }),
+  SEARCH_CORPUS_DIR: Type.String({ default: 'config/search-corpus' }),
+  TAVILY_API_KEY: Type.Optional(Type.String()),
+  TAVILY_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.tavily.com' }),
+  BRAVE_API_KEY: Type.Optional(Type.String()),
+  BRAVE_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.search.brave.com' }),
+  SEARXNG_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  EXA_API_KEY: Type.Optional(Type.String()),
+  EXA_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.exa.ai' }),
+  WORKSPACE_MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1_073_741_824, default: 1_048_576 }),
+  WORKSPACE_MAX_BYTES: Type.Integer({ minimum: 1, default: 20_971_520 }),
+  WORKSPACE_MAX_FILES: Type.Integer({ minimum: 1, default: 500 }),
 });
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
@@ -69,6 +92,20 @@ export const DEVELOPMENT_JWT_SECRET = 'agentgate-development-secret-do-not-use-i
 
 export type ProcessRole = 'all' | 'gateway' | 'worker';
 export type EnvironmentName = Static<typeof Environment>;
+export type WebSearchProviderName = 'fixture' | 'tavily' | 'brave' | 'searxng' | 'exa';
+
+/** Where web_search sends its queries; a vendor chosen without its key still starts, and its calls say what is missing. */
+export interface WebSearchSettings {
+  provider: WebSearchProviderName;
+  timeoutMs: number;
+  /** The offline corpus the `fixture` provider searches. */
+  corpusDir: string;
+  tavily: { apiKey: string | undefined; baseUrl: string };
+  brave: { apiKey: string | undefined; baseUrl: string };
+  /** SearXNG is self-hosted: there is no public default. */
+  searxng: { baseUrl: string | undefined };
+  exa: { apiKey: string | undefined; baseUrl: string };
+}
 
 export interface Config {
   environment: EnvironmentName;
@@ -105,6 +142,8 @@ export interface Config {
   /** DBOS executor id: must be unique and stable per process when several share one database. */
   executorId: string;
   modelsConfigPath: string;
+  /** MCP servers whose tools join the registry; a missing file means none. */
+  mcpConfigPath: string;
   /** Where the workflow templates (`*.yaml`) are read from at start-up. */
   templatesDir: string;
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
@@ -141,6 +180,23 @@ export interface Config {
     /** How often expired approvals are looked for. */
     sweepIntervalMs: number;
   };
+  /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
+  workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
+  /** The `bash` tool runs commands on this host: off unless an operator turns it on. */
+  bash: { enabled: boolean; timeoutMs: number };
+  /** The python_executor sandbox: a program is stopped at the time limit; memoryLimitMb caps its WebAssembly memory. */
+  python: { timeoutMs: number; memoryLimitMb: number };
+  /** The outbound network guard of every networked tool (src/tools/network/). */
+  network: {
+    /** Host names, `host:port`s, IP addresses and CIDR ranges opened although not public (TOOLS_NETWORK_ALLOW). */
+    allow: string[];
+    /** One fetch, redirects and body included, gives up after this. */
+    fetchTimeoutMs: number;
+    /** A response body is cut after this many bytes. */
+    fetchMaxBytes: number;
+  };
+  /** The browser_* tools: a system Chromium (CHROMIUM_PATH, else found on PATH); one call gives up after timeoutMs. */
+  browser: { chromiumPath: string | undefined; timeoutMs: number };
   budgets: {
     /** Tokens one task may spend unless its context sets `token_budget`. */
     taskTokens: number;
@@ -164,6 +220,7 @@ export interface Config {
     /** An open stream re-checks the credential that opened it this often; revoked or expired, the stream ends. */
     credentialCheckMs: number;
   };
+  webSearch: Readonly<WebSearchSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -222,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),
     mockDelayMs: values.MOCK_DELAY_MS,
     defaultTaskMode: values.DEFAULT_TASK_MODE as 'auto' | 'simple',
@@ -250,6 +308,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       timeoutSeconds: values.APPROVAL_TIMEOUT_SECONDS,
       sweepIntervalMs: values.APPROVAL_SWEEP_INTERVAL_MS,
     }),
+    workspace: Object.freeze({
+      maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
+    }),
+    bash: Object.freeze({ enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS }),
+    python: Object.freeze({ timeoutMs: values.PYTHON_TIMEOUT_MS, memoryLimitMb: values.PYTHON_MEMORY_LIMIT_MB }),
+    network: Object.freeze({
+      allow: values.TOOLS_NETWORK_ALLOW.split(',').map((entry) => entry.trim()).filter(Boolean),
+      fetchTimeoutMs: values.TOOLS_FETCH_TIMEOUT_MS,
+      fetchMaxBytes: values.TOOLS_FETCH_MAX_BYTES,
+    }),
+    browser: Object.freeze({ chromiumPath: values.CHROMIUM_PATH, timeoutMs: values.BROWSER_TIMEOUT_MS }),
     budgets: Object.freeze({
       taskTokens: values.TASK_TOKEN_BUDGET,
       onExhausted: values.BUDGET_EXHAUSTED_ACTION as 'pause' | 'fail',
@@ -267,6 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       maxPerKey: values.MAX_STREAMS_PER_KEY,
       credentialCheckMs: values.STREAM_CREDENTIAL_CHECK_SECONDS * 1000,
     }),
+    webSearch: webSearchSettings(values),
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });
@@ -288,6 +358,18 @@ function checkSecurity(environment: EnvironmentName, skipAuth: boolean, jwtSecre
     problems.push('CORS_ALLOWED_ORIGINS: `*` is refused in production; list the allowed origins (comma-separated), or leave it unset to allow none');
   }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function webSearchSettings(values: Static<typeof EnvSchema>): Readonly<WebSearchSettings> {
+  return Object.freeze({
+    provider: values.WEB_SEARCH_PROVIDER as WebSearchProviderName,
+    timeoutMs: values.WEB_SEARCH_TIMEOUT_SECONDS * 1000,
+    corpusDir: path.resolve(values.SEARCH_CORPUS_DIR),
+    tavily: Object.freeze({ apiKey: values.TAVILY_API_KEY, baseUrl: values.TAVILY_BASE_URL }),
+    brave: Object.freeze({ apiKey: values.BRAVE_API_KEY, baseUrl: values.BRAVE_BASE_URL }),
+    searxng: Object.freeze({ baseUrl: values.SEARXNG_BASE_URL }),
+    exa: Object.freeze({ apiKey: values.EXA_API_KEY, baseUrl: values.EXA_BASE_URL }),
+  });
 }
 
 function valueAt(object: Record<string, unknown>, instancePath: string): unknown {

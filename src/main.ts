@@ -23,6 +23,9 @@ import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { createBuiltInToolRegistry } from './tools/built-ins.ts';
+import { logWebSearchSetup } from './tools/web-search/choose-provider.ts';
+import { startMcpServers } from './tools/mcp/mcp-servers.ts';
+import { closeBrowser } from './tools/browser/shared-browser.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
@@ -72,7 +75,9 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
-  const tools = createBuiltInToolRegistry();
+  const mcp = startMcpServers(config.mcpConfigPath, logger);
+  const tools = createBuiltInToolRegistry(mcp.tools, config);
+  logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
@@ -125,6 +130,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     for (const timer of timers) clearInterval(timer);
     await app?.close();
     await shutdownEngine();
+    await mcp.close();
+    await closeBrowser();
     await events.close();
     await connection.close();
   });

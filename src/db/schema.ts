@@ -230,6 +230,18 @@ export interface ToolCallsTable {
   created_at: Timestamp;
 }
 
+/** One file of a session's workspace (migration 0017); size and sha256 are computed by the database. */
+export interface SessionFilesTable {
+  session_id: string;
+  path: string;
+  content: Buffer;
+  size: ColumnType<number, never, never>;
+  sha256: ColumnType<string, never, never>;
+  is_text: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -249,6 +261,7 @@ export interface Database {
   stream_leases: StreamLeasesTable;
   approvals: ApprovalsTable;
   tool_calls: ToolCallsTable;
+  session_files: SessionFilesTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -97,10 +97,20 @@ function textOf(message: LanguageModelV3Message): string {
  * returned reached the model. Empty when there are none.
  */
 export function toolResultsNote(prompt: LanguageModelV3Prompt): string {
-  const results = prompt.flatMap((message) => (message.role === 'tool' ? message.content : []))
-    .flatMap((part) => (part.type === 'tool-result' ? [`${part.toolName}: ${outputText(part.output).slice(0, RESULT_NOTE_CHARS)}`] : []));
-  return results.length === 0 ? '' : ` Tool results: ${results.join('; ')}.`;
+  const outputs = prompt.flatMap((message) => (message.role === 'tool' ? message.content : []))
+    .flatMap((part) => (part.type === 'tool-result' ? [{ tool: part.toolName, text: outputText(part.output) }] : []));
+  if (outputs.length === 0) return '';
+  const results = outputs.map(({ tool, text }) => `${tool}: ${text.slice(0, RESULT_NOTE_CHARS)}`);
+  return ` Tool results: ${results.join('; ')}.${sourcesNote(outputs.map(({ text }) => text))}`;
 }
+
+/** Like a research model, the mock cites the pages its tools returned: every distinct url of the fetched pages. */
+function sourcesNote(outputs: string[]): string {
+  const urls = [...new Set(outputs.flatMap((text) => [...text.matchAll(/"(?:final_)?url":"(https?:\/\/[^"]+)"/g)].map((match) => match[1])))];
+  return urls.length === 0 ? '' : ` Sources: ${urls.slice(0, MAX_CITED_SOURCES).join(', ')}.`;
+}
+
+const MAX_CITED_SOURCES = 10;
 
 function outputText(output: LanguageModelV3ToolResultOutput): string {
   switch (output.type) {

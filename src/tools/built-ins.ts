@@ -1,10 +1,27 @@
+import type { Config } from '../config.ts';
+import { bashTool } from './bash.ts';
+import { BROWSER_TOOLS } from './browser/browser-tools.ts';
 import { calculatorTool } from './calculator.ts';
 import { createToolRegistry } from './create-registry.ts';
+import { FILE_TOOLS } from './files/file-tools.ts';
+import { pythonExecutorTool } from './python/python-executor.ts';
 import type { ToolDefinition, ToolRegistry } from './registry.ts';
+import { statisticsTool } from './statistics.ts';
+import { webSearchTool, webSearchToolFor } from './web-search/web-search-tool.ts';
+import { webCrawlTool } from './web/web-crawl-tool.ts';
+import { webFetchTool } from './web/web-fetch-tool.ts';
+import { webSubpageFetchTool } from './web/web-subpage-fetch-tool.ts';
 
-/** Every tool this server ships with; later issues add web search, fetch, files… here. */
-export const BUILT_IN_TOOLS: readonly ToolDefinition[] = [calculatorTool];
+/** Every tool this server ships with; MCP servers add theirs while it runs. */
+export const BUILT_IN_TOOLS: readonly ToolDefinition[] = [
+  calculatorTool, statisticsTool, webSearchTool, webFetchTool, webSubpageFetchTool, webCrawlTool, ...FILE_TOOLS, pythonExecutorTool, bashTool, ...BROWSER_TOOLS,
+];
 
-export function createBuiltInToolRegistry(): ToolRegistry {
-  return createToolRegistry([...BUILT_IN_TOOLS]);
+/**
+ * The built-in tools, and those `discovered` while the server runs (its MCP servers'). With the `config`,
+ * web_search is charged at its configured provider's price.
+ */
+export function createBuiltInToolRegistry(discovered?: () => ToolDefinition[], config?: Readonly<Config>): ToolRegistry {
+  const tools = BUILT_IN_TOOLS.map((tool) => (config && tool === webSearchTool ? webSearchToolFor(config) : tool));
+  return createToolRegistry(tools, discovered);
 }

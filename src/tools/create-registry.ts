@@ -1,4 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 
 interface Entry {
@@ -6,19 +6,41 @@ interface Entry {
   validate: ValidateFunction;
 }
 
-/** A registry of the given tools; a schema that does not compile, or a name used twice, fails here, at start-up. */
-export function createToolRegistry(tools: ToolDefinition[]): ToolRegistry {
+const inputCheckers = new WeakMap<ToolRegistry, (name: string, input: unknown) => ErrorObject[]>();
+
+/**
+ * The schema errors `invoke` would find in a call's input, found without running it (none for an unknown
+ * tool): the tools API answers 400 with them before anything runs.
+ */
+export function findInputErrors(registry: ToolRegistry, name: string, input: unknown): ErrorObject[] {
+  return inputCheckers.get(registry)?.(name, input) ?? [];
+}
+
+/**
+ * A registry of the given tools; a schema that does not compile, or a name used twice, fails here, at start-up.
+ * `discovered` adds tools that come and go while the server runs (an MCP server's): a built-in wins a name
+ * clash, and a discovered tool whose schema does not compile is left out.
+ */
+export function createToolRegistry(tools: ToolDefinition[], discovered: () => ToolDefinition[] = () => []): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const entries = new Map<string, Entry>();
   for (const tool of tools) {
     if (entries.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
     entries.set(tool.name, { tool, validate: ajv.compile(tool.parameters as object) });
   }
-  return {
-    get: (name) => entries.get(name)?.tool,
-    list: () => [...entries.values()].map((entry) => entry.tool),
+  const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
+  const discoveredEntries = (): Entry[] => discovered().flatMap((tool) => {
+    if (entries.has(tool.name)) return [];
+    if (!compiled.has(tool)) compiled.set(tool, compileOrNull(ajv, tool));
+    const validate = compiled.get(tool);
+    return validate ? [{ tool, validate }] : [];
+  });
+  const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
+  const registry: ToolRegistry = {
+    get: (name) => find(name)?.tool,
+    list: () => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool),
     async invoke(name, input, context) {
-      const entry = entries.get(name);
+      const entry = find(name);
       if (!entry) return { error: `unknown tool: ${name}` };
       if (!entry.validate(input)) {
         return { error: `invalid input for ${name}: ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}` };
@@ -26,6 +48,19 @@ export function createToolRegistry(tools: ToolDefinition[]): ToolRegistry {
       return execute(entry.tool, input as Record<string, unknown>, context);
     },
   };
+  inputCheckers.set(registry, (name, input) => {
+    const validate = find(name)?.validate;
+    return !validate || validate(input) ? [] : [...validate.errors ?? []];
+  });
+  return registry;
+}
+
+function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null {
+  try {
+    return ajv.compile(tool.parameters as object);
+  } catch {
+    return null;
+  }
 }
 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {

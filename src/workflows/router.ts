@@ -54,7 +54,11 @@ async function planTask(deps: Deps, task: TaskSnapshot, mode: string): Promise<{
       type: 'PROGRESS', agentId: 'orchestrator', message: `Planned ${plan.subtasks.length} ${plan.subtasks.length === 1 ? 'subtask' : 'subtasks'}`,
       payload: { stage: 'planned', ...planPayload(plan) }, dedupeKey: 'plan',
     }]);
-    return approvalReason(deps, task, { complexityScore: plan.complexityScore, suggestedTools: plan.subtasks.flatMap((subtask) => subtask.suggestedTools) }) ?? null;
+    return approvalReason(deps, task, {
+      complexityScore: plan.complexityScore,
+      suggestedTools: plan.subtasks.flatMap((subtask) => subtask.suggestedTools),
+      offeredTools: availableToolNames(deps.tools, task.settings.role),
+    }) ?? null;
   });
   return { plan, approvalReason: reason ?? undefined };
 }

@@ -9,8 +9,8 @@ import { useGateway } from '../helpers/gateway.ts';
 
 const gateway = useGateway();
 
-/** The document lists paths in OpenAPI form (`{id}`), Fastify routes in its own (`:id`). */
-const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** The document lists paths in OpenAPI form (`{id}`, a wildcard as `{*}`), Fastify routes in its own (`:id`, `*`). */
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{*}');
 
 test('/openapi.json is a valid OpenAPI 3.0 document', async () => {
   const document = (await gateway().request('GET', '/openapi.json')).body;

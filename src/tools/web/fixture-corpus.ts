@@ -23,15 +23,30 @@ export interface FixtureCorpus {
   find(url: string): FixturePage | undefined;
 }
 
+const corpora = new Map<string, FixtureCorpus>();
+
+/** The corpus of `directory`, read once per process: adding a page takes a restart (config/search-corpus/README.md). */
+export function fixtureCorpusAt(directory: string): FixtureCorpus {
+  let corpus = corpora.get(directory);
+  if (!corpus) {
+    corpus = loadFixtureCorpus(directory);
+    corpora.set(directory, corpus);
+  }
+  return corpus;
+}
+
 /**
  * Reads every `*.md` file of `directory`: YAML front matter (title, url, optional date and source) between
  * `---` lines, then the page's text. A file that does not fit stops the load with its name and the problem.
  */
 export function loadFixtureCorpus(directory: string): FixtureCorpus {
-  const pages = readdirSync(directory).filter((name) => name.endsWith('.md')).sort().map((name) => readPage(path.join(directory, name)));
+  const pages = readdirSync(directory).filter(isPageFile).sort().map((name) => readPage(path.join(directory, name)));
   const byUrl = new Map(pages.map((page) => [normalizeUrl(page.url), page]));
   return { pages, find: (url) => byUrl.get(normalizeUrl(url)) };
 }
+
+/** The directory's README.md says how to add pages; it is not one. */
+const isPageFile = (name: string) => name.endsWith('.md') && name.toLowerCase() !== 'readme.md';
 
 function readPage(file: string): FixturePage {
   const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(readFileSync(file, 'utf8'));

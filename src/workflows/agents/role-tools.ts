@@ -1,10 +1,13 @@
 import type { ToolRegistry } from '../../tools/registry.ts';
 import { DEFAULT_ROLE, findRolePreset } from './role-presets.ts';
 
-/** The tools a role may call (spec 2.3): its preset's list, or every registered tool for a preset of `all`. */
+/**
+ * The tools a role may call (spec 2.3): its preset's list, or for a preset of `all` every registered tool that
+ * is not dangerous (files, code, shells are for the roles that name them, as in the reference).
+ */
 export function allowedToolNames(tools: ToolRegistry, role: string): string[] {
   const preset = findRolePreset(role) ?? findRolePreset(DEFAULT_ROLE)!;
-  return preset.tools === 'all' ? tools.list().map((tool) => tool.name) : preset.tools;
+  return preset.tools === 'all' ? tools.list().filter((tool) => !tool.dangerous).map((tool) => tool.name) : preset.tools;
 }
 
 /** Of those, the ones this deployment has: what a planner may suggest and an agent is offered. */

@@ -9,7 +9,12 @@ import { ApprovalDeniedError, TaskCancelledError, TaskParkedError } from './cont
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
 
-export interface ApprovalPlan { complexityScore: number | null; suggestedTools: string[] }
+export interface ApprovalPlan {
+  complexityScore: number | null;
+  suggestedTools: string[];
+  /** Every tool the plan's agents will be offered (their role's). */
+  offeredTools?: string[];
+}
 export interface ApprovalRequest { reason: string; action: unknown }
 
 interface ApprovalTicket { approvalId: string; requestedAtMs: number }
@@ -29,6 +34,8 @@ interface ApprovalState {
 export function approvalReason(deps: Pick<Deps, 'config' | 'tools'>, task: { settings: Pick<TaskSnapshot['settings'], 'requireApproval' | 'approvalRule'> }, plan: ApprovalPlan): string | undefined {
   if (task.settings.approvalRule) return `policy rule ${task.settings.approvalRule} requires approval`;
   if (task.settings.requireApproval) return 'the task asks for approval (context.require_approval)';
+  // Shell commands on the server are approved by a human whatever the other settings (issue 15).
+  if (deps.config.bash.enabled && plan.offeredTools?.includes('bash')) return 'its agents may run bash commands on the server';
   const policy = deps.config.approvals;
   if (!policy.enabled) return undefined;
   if (plan.complexityScore !== null && plan.complexityScore >= policy.complexityThreshold) {

@@ -1,0 +1,23 @@
+import type { Deps } from '../deps.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { ToolDefinition } from '../tools/registry.ts';
+
+/**
+ * The tools a client may call directly, outside any task (reference §9.2): all but the dangerous ones,
+ * which run only within a task, under its approval policy.
+ */
+export function listDirectTools(deps: Pick<Deps, 'tools'>, category?: string): ToolDefinition[] {
+  return deps.tools.list().filter((tool) => !tool.dangerous && (!category || tool.category === category));
+}
+
+/** 404 for an unknown tool, 403 for a dangerous one (Shannon's messages). */
+export function findDirectTool(deps: Pick<Deps, 'tools'>, name: string): ToolDefinition {
+  const tool = deps.tools.get(name);
+  if (!tool) throw notFound(`Tool '${name}' not found`);
+  if (tool.dangerous) throw forbidden('Tool not available via direct execution: it runs only within a task, under its approval policy');
+  return tool;
+}
+
+export function toToolSummary(tool: ToolDefinition) {
+  return { name: tool.name, description: tool.description, category: tool.category, parameters: tool.parameters as Record<string, unknown>, cost_per_use: tool.costPerUseUsd };
+}

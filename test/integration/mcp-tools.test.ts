@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createTestMcpServer } from '../fixtures/mcp-test-tools.ts';
+import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+
+const directory = path.join(os.tmpdir(), `agentgate-mcp-${process.pid}`);
+const pidFile = path.join(directory, 'server.pid');
+const configFile = path.join(directory, 'mcp.yaml');
+mkdirSync(directory, { recursive: true });
+after(() => rmSync(directory, { recursive: true, force: true }));
+
+// The same tools over streamable HTTP, served from this process.
+const httpTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+await createTestMcpServer().connect(httpTransport);
+const httpServer = http.createServer((request, response) => { void httpTransport.handleRequest(request, response); });
+await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+after(() => httpServer.close());
+writeConfig((httpServer.address() as AddressInfo).port);
+
+function writeConfig(httpPort: number): void {
+  writeFileSync(configFile, [
+    'servers:',
+    '  - name: testsrv',
+    '    transport: stdio',
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(path.resolve(import.meta.dirname, '../fixtures/mcp-test-server.ts'))}]`,
+    `    env: { MCP_TEST_PID_FILE: ${JSON.stringify(pidFile)} }`,
+    '    timeout_ms: 20000',
+    '    dangerous: false',
+    '  - name: remote',
+    '    transport: http',
+    `    url: http://127.0.0.1:${httpPort}/mcp`,
+    '    dangerous: false',
+  ].join('\n'));
+}
+
+describe('tools of an MCP server', () => {
+  const gateway = useGateway({ env: { DEFAULT_TASK_MODE: 'auto', MCP_CONFIG: configFile } });
+  const runTool = async (tool: string, args: Record<string, unknown>) => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: `call ${tool}`, context: { role: 'generalist', mock_tool_calls: [{ tool, args }] } });
+    assert.equal(submitted.status, 200, submitted.text);
+    return submitted.body.task_id as string;
+  };
+  const observationOf = async (taskId: string) => (await gateway().sql.query(
+    `select payload from task_events where task_id = $1 and type = 'TOOL_OBSERVATION'`, [taskId])).rows[0]?.payload;
+
+  it('an agent calls a tool of a streamable HTTP server', async () => {
+    const observation = await waitFor('the HTTP server to offer its tools', async () => {
+      const taskId = await runTool('remote__echo', { text: 'over http' });
+      await waitForTask(gateway(), taskId);
+      const observed = await observationOf(taskId);
+      return observed?.output === 'echo: over http' ? observed : undefined;
+    }, 30_000);
+    assert.equal(observation.tool, 'remote__echo');
+  });
+
+  it('an agent calls a tool of a stdio server, and killing the server mid-call gives an error observation, not a hang', async () => {
+    const echoed = await waitFor('the MCP server to offer its tools', async () => {
+      const taskId = await runTool('testsrv__echo', { text: 'hello' });
+      await waitForTask(gateway(), taskId);
+      const observation = await observationOf(taskId);
+      return observation?.output === 'echo: hello' ? observation : undefined;
+    }, 30_000);
+    assert.equal(echoed.tool, 'testsrv__echo');
+
+    const waiting = await runTool('testsrv__wait', { ms: 15_000 });
+    await waitFor('the call to start', async () => (await gateway().sql.query(
+      `select 1 from task_events where task_id = $1 and type = 'TOOL_INVOKED'`, [waiting])).rows[0]);
+    const startedAt = Date.now();
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    const task = await waitForTask(gateway(), waiting, 10_000);
+    assert.ok(Date.now() - startedAt < 8000, 'the task did not wait for the call\'s time limit');
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const observation = await observationOf(waiting);
+    assert.match(observation.error, /closed|unavailable/i, JSON.stringify(observation));
+
+    // The server is started again in the background, and its tools work again.
+    await waitFor('the server to be back', async () => {
+      const taskId = await runTool('testsrv__echo', { text: 'again' });
+      await waitForTask(gateway(), taskId);
+      return (await observationOf(taskId))?.output === 'echo: again' ? true : undefined;
+    }, 30_000);
+  });
+});
+
