@@ -12,6 +12,7 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329 }),
   DB_POOL_SIZE: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
+  ENGINE_DB_POOL_SIZE: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
   DB_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   DB_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   GATEWAY_ENV: Type.Optional(Environment),
@@ -118,6 +119,8 @@ export interface Config {
   embeddedPostgresPort: number;
   /** The gateway's connection pool (the engine keeps its own). */
   databasePool: { size: number; queryTimeoutMs: number; connectTimeoutMs: number };
+  /** Connections of the workflow engine's own pool (its step records and queues). */
+  enginePoolSize: number;
   skipAuth: boolean;
   logLevel: string;
   bodyLimitBytes: number;
@@ -261,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     dataDir: path.resolve(values.DATA_DIR),
     databaseUrl: values.DATABASE_URL,
     embeddedPostgresPort: values.EMBEDDED_PG_PORT,
+    enginePoolSize: values.ENGINE_DB_POOL_SIZE,
     databasePool: Object.freeze({
       size: values.DB_POOL_SIZE, queryTimeoutMs: values.DB_QUERY_TIMEOUT_MS, connectTimeoutMs: values.DB_CONNECT_TIMEOUT_MS,
     }),

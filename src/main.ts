@@ -100,7 +100,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({
     databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
-    executorId: config.executorId, logger,
+    executorId: config.executorId, poolSize: config.enginePoolSize, logger,
   });
 
   await adoptUnpartitionedWorkflows(deps);

@@ -16,6 +16,7 @@ export interface EngineOptions {
   /** The workers of this process the queue may fill; the queue is partitioned by tenant. */
   queueLane: WorkerLane;
   executorId: string;
+  poolSize: number;
   logger: Logger;
 }
 
@@ -25,7 +26,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   DBOS.setConfig({
     name: 'agentgate',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
-    systemDatabasePoolSize: 20,
+    systemDatabasePoolSize: options.poolSize,
     applicationVersion: APPLICATION_VERSION,
     executorID: options.executorId,
     // A gateway-only process enqueues but never dequeues; workers and `all` take from the task queue.

@@ -50,6 +50,15 @@ export interface GatewayOptions {
   readinessStatus?: number;
 }
 
+/**
+ * Pool sizes the run sets for every gateway (CI's run on a shared external Postgres with 100 connections uses
+ * smaller pools, so that three test files with their gateways fit at once).
+ */
+function poolSizesFromEnvironment(): Record<string, string> {
+  const names = ['DB_POOL_SIZE', 'ENGINE_DB_POOL_SIZE'] as const;
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+}
+
 /** Creates a fresh database, spawns `src/main.ts serve` on it with this Node, and waits for readiness. */
 export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Promise<Gateway> {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -72,7 +81,7 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,
         // Tests that do not name a mode get the one-agent answer they were written for; planning tests set `auto`.
-        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', ...options.env,
+        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', ...poolSizesFromEnvironment(), ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
