@@ -3,7 +3,6 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, serviceUnavailable } from '../errors.ts';
 import { findOwnedSession } from '../sessions/queries.ts';
-import { findInputErrors } from '../tools/create-registry.ts';
 import type { ToolDefinition, ToolOutcome } from '../tools/registry.ts';
 import { describeArgumentErrors } from './argument-errors.ts';
 import { findDirectTool } from './direct-tools.ts';
@@ -20,7 +19,7 @@ type ExecuteToolResult = Static<typeof ExecuteToolResponse>;
 export async function executeTool(deps: Deps, caller: Caller, name: string, body: Static<typeof ExecuteToolBody>, signal: AbortSignal): Promise<ExecuteToolResult> {
   const tool = findDirectTool(deps, name);
   const input = body.arguments ?? {};
-  const errors = findInputErrors(deps.tools, tool.name, input);
+  const errors = deps.tools.inputErrors(tool.name, input);
   if (errors.length > 0) throw badRequest(describeArgumentErrors(errors));
   const sessionId = body.session_id === undefined ? null : (await findOwnedSession(deps.db, caller, body.session_id)).id;
   const startedAt = performance.now();

@@ -1,19 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 
 interface Entry {
   tool: ToolDefinition;
   validate: ValidateFunction;
-}
-
-const inputCheckers = new WeakMap<ToolRegistry, (name: string, input: unknown) => ErrorObject[]>();
-
-/**
- * The schema errors `invoke` would find in a call's input, found without running it (none for an unknown
- * tool): the tools API answers 400 with them before anything runs.
- */
-export function findInputErrors(registry: ToolRegistry, name: string, input: unknown): ErrorObject[] {
-  return inputCheckers.get(registry)?.(name, input) ?? [];
 }
 
 /**
@@ -36,7 +26,7 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     return validate ? [{ tool, validate }] : [];
   });
   const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
-  const registry: ToolRegistry = {
+  return {
     get: (name) => find(name)?.tool,
     list: () => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool),
     async invoke(name, input, context) {
@@ -47,12 +37,11 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
       }
       return execute(entry.tool, input as Record<string, unknown>, context);
     },
+    inputErrors(name, input) {
+      const validate = find(name)?.validate;
+      return !validate || validate(input) ? [] : [...validate.errors ?? []];
+    },
   };
-  inputCheckers.set(registry, (name, input) => {
-    const validate = find(name)?.validate;
-    return !validate || validate(input) ? [] : [...validate.errors ?? []];
-  });
-  return registry;
 }
 
 function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null {

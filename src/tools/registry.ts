@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { ErrorObject } from 'ajv';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 
@@ -43,4 +44,6 @@ export interface ToolRegistry {
    * itself comes back as `error` (for the model to read); only an abort of `context.signal` is thrown.
    */
   invoke(name: string, input: unknown, context: ToolContext): Promise<ToolOutcome>;
+  /** The schema errors `invoke` would find in an input, without running the tool (none for an unknown tool). */
+  inputErrors(name: string, input: unknown): ErrorObject[];
 }

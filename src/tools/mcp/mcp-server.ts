@@ -44,7 +44,10 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
         void keepConnecting();
       }
     };
-    await next.connect(transportOf(spec), { timeout: CONNECT_TIMEOUT_MS });
+    const transport = transportOf(spec);
+    // A stdio server's stderr is read (into the debug log): a pipe nobody drains would block the server once full.
+    if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString().slice(0, 2000) }, 'MCP server stderr'));
+    await next.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     const listed = await next.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
     tools = listed.tools.map((tool) => toRegistryTool(spec, tool, connection));
     client = next;
