@@ -19,8 +19,10 @@ test('kill -9 during a 4-agent DAG after 2 agents finished: after a restart only
   });
   assert.equal(submitted.status, 200);
   const taskId = submitted.body.task_id as string;
+  // An agent has finished when the engine recorded its step (its AGENT_COMPLETED commits a moment before).
   const completedAgents = async () => (await gateway.sql.query(
-    `select agent_id from task_events where task_id = $1 and type = 'AGENT_COMPLETED' order by seq`, [taskId])).rows.map((row) => row.agent_id as string);
+    `select function_name from dbos.operation_outputs where workflow_uuid = $1 and function_name like 'agent:%' and completed_at_epoch_ms is not null`,
+    [taskId])).rows.map((row) => (row.function_name as string).slice('agent:'.length));
   await waitFor('two agents to finish', async () => ((await completedAgents()).length >= 2 ? true : undefined), 30_000);
   await gateway.kill('SIGKILL');
   const finishedBefore = await completedAgents();
