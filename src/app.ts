@@ -20,6 +20,7 @@ import { validatorCompiler } from './http/validator.ts';
 import type { App } from './http/app-type.ts';
 import { openAiRoutes } from './openai/routes.ts';
 import { probeRoutes } from './probes/routes.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
 import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
@@ -107,6 +108,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await sessionRoutes(app, deps);
   await sessionFileRoutes(app, deps);
   await approvalRoutes(app, deps);
+  await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
   await openAiRoutes(app, deps);
 

@@ -86,6 +86,11 @@ const EnvSchema = Type.Object({
   WORKSPACE_MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1_073_741_824, default: 1_048_576 }),
   WORKSPACE_MAX_BYTES: Type.Integer({ minimum: 1, default: 20_971_520 }),
   WORKSPACE_MAX_FILES: Type.Integer({ minimum: 1, default: 500 }),
+  SCHEDULE_MAX_PER_USER: Type.Integer({ minimum: 1, default: 50 }),
+  SCHEDULE_MIN_INTERVAL_MINS: Type.Integer({ minimum: 1, default: 60 }),
+  SCHEDULE_MAX_BUDGET_USD: Type.Number({ exclusiveMinimum: 0, default: 10 }),
+  SCHEDULE_CATCHUP_SECONDS: Type.Integer({ minimum: 0, default: 300 }),
+  SCHEDULE_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
 });
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
@@ -224,6 +229,17 @@ export interface Config {
     credentialCheckMs: number;
   };
   webSearch: Readonly<WebSearchSettings>;
+  /** Schedules (spec 4.7, 8): limits checked when one is created or changed, and how due runs are picked up. */
+  schedules: {
+    maxPerUser: number;
+    /** Two consecutive runs may not be closer than this. */
+    minIntervalMinutes: number;
+    maxBudgetUsd: number;
+    /** A run missed while no process was up still starts if one comes back within this; later it is skipped. */
+    catchUpSeconds: number;
+    /** How often a worker looks for due runs. */
+    pollIntervalMs: number;
+  };
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -341,6 +357,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       credentialCheckMs: values.STREAM_CREDENTIAL_CHECK_SECONDS * 1000,
     }),
     webSearch: webSearchSettings(values),
+    schedules: Object.freeze({
+      maxPerUser: values.SCHEDULE_MAX_PER_USER,
+      minIntervalMinutes: values.SCHEDULE_MIN_INTERVAL_MINS,
+      maxBudgetUsd: values.SCHEDULE_MAX_BUDGET_USD,
+      catchUpSeconds: values.SCHEDULE_CATCHUP_SECONDS,
+      pollIntervalMs: values.SCHEDULE_POLL_INTERVAL_MS,
+    }),
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });

@@ -9,6 +9,7 @@ import { purgeIdleTranscripts } from './openai/chat-session.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkReleasedTasks } from './tasks/unpark.ts';
+import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
 import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
@@ -112,7 +113,10 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),
-    ...(config.role === 'gateway' ? [] : [every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true })]),
+    ...(config.role === 'gateway' ? [] : [
+      every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true }),
+      every(config.schedules.pollIntervalMs, () => fireDueSchedules(deps), 'schedule runs', logger, { now: true }),
+    ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
   ];
 

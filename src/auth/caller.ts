@@ -1,5 +1,6 @@
 export type Role = 'owner' | 'admin' | 'member';
-export type AuthMethod = 'api_key' | 'jwt' | 'development';
+/** How the caller proved who they are; `schedule`: a run of a schedule, acting as its owner. */
+export type AuthMethod = 'api_key' | 'jwt' | 'development' | 'schedule';
 
 /** Who is calling: passed explicitly to every service and query that touches data (STYLE.md §2). */
 export interface Caller {

@@ -50,12 +50,20 @@ async function callerFromApiKey(db: Db, key: string): Promise<Caller> {
 
 async function callerFromAccessToken(db: Db, config: Readonly<Config>, token: string): Promise<Caller> {
   const claims = await verifyAccessToken(config.auth.jwtSecret, token);
-  if (!claims) throw authenticationError('Invalid or expired token', true);
+  const caller = claims && await memberCaller(db, claims.userId, claims.tenantId, 'jwt');
+  if (!caller) throw authenticationError('Invalid or expired token', true);
+  return caller;
+}
+
+/**
+ * A user acting in a tenant with the role and scopes they have there now: signed in, or through a schedule
+ * they own. Undefined when they are not an active member of it.
+ */
+export async function memberCaller(db: Db, userId: string, tenantId: string, authMethod: 'jwt' | 'schedule'): Promise<Caller | undefined> {
   const membership = await db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
     .select('memberships.role')
-    .where('memberships.user_id', '=', claims.userId).where('memberships.tenant_id', '=', claims.tenantId)
+    .where('memberships.user_id', '=', userId).where('memberships.tenant_id', '=', tenantId)
     .where('users.is_active', '=', true)
     .executeTakeFirst();
-  if (!membership) throw authenticationError('Invalid or expired token', true);
-  return { tenantId: claims.tenantId, userId: claims.userId, role: membership.role, scopes: scopesForRole(membership.role), authMethod: 'jwt' };
+  return membership && { tenantId, userId, role: membership.role, scopes: scopesForRole(membership.role), authMethod };
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
+import { optionalBody } from '../http/empty-body.ts';
 import { throttle } from '../http/fixed-window.ts';
 import { ErrorBody } from '../http/error-body.ts';
 import { describeCaller, login, register } from './accounts.ts';
@@ -55,7 +56,7 @@ export async function authRoutes(app: App, deps: Deps) {
 
   app.post('/api/v1/auth/api-keys/refresh', {
     config: { scope: 'keys:manage', replayAnswer: false },
-    preValidation: async (request) => { request.body ??= {}; },
+    preValidation: optionalBody,
     schema: { tags: ['auth'], summary: 'Rotate an API key: a new secret, the old one revoked', body: RotateKeyBody, response: { 201: CreatedKey, ...errors } },
   }, async (request, reply) => reply.status(201).send(await rotateApiKey(deps.db, request.caller, request.body.id, request.ip)));
 

@@ -130,6 +130,10 @@ export interface TasksTable {
   cancel_reason: string | null;
   cancelled_by: string | null;
   token_budget: number | null;
+  /** Set on a schedule's runs (migration 0019). */
+  schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The most the task's model calls may cost, in USD (a schedule's budget per run); null for no limit. */
+  cost_budget_usd: ColumnType<string | null, number | string | null | undefined, number | string | null>;
 }
 
 export interface UsageRecordsTable {
@@ -185,7 +189,46 @@ export interface TokenReservationsTable {
   task_id: string;
   session_id: string;
   tokens: number;
+  /** The most the call can cost at the prices of the models it may use. */
+  cost_usd: ColumnType<string, number | string | undefined, number | string>;
   created_at: Timestamp;
+}
+
+export type ScheduleStatus = 'ACTIVE' | 'PAUSED';
+
+/** A recurring task (migration 0019). */
+export interface SchedulesTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  name: string;
+  description: Generated<string>;
+  cron_expression: string;
+  timezone: string;
+  task_query: string;
+  task_context: Json;
+  max_budget_per_run_usd: ColumnType<string, number | string, number | string>;
+  timeout_seconds: number;
+  status: ScheduleStatus;
+  paused_at: Timestamp | null;
+  pause_reason: string | null;
+  next_run_at: Timestamp | null;
+  last_run_at: Timestamp | null;
+  total_runs: Generated<number>;
+  successful_runs: Generated<number>;
+  failed_runs: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+/** One occurrence of a schedule: its task, or why it was skipped. */
+export interface ScheduleRunsTable {
+  schedule_id: string;
+  scheduled_for: Timestamp;
+  task_id: string | null;
+  skip_reason: string | null;
+  triggered_at: Timestamp;
 }
 
 export interface SessionSummariesTable {
@@ -262,8 +305,11 @@ export interface Database {
   approvals: ApprovalsTable;
   tool_calls: ToolCallsTable;
   session_files: SessionFilesTable;
+  schedules: SchedulesTable;
+  schedule_runs: ScheduleRunsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type ScheduleRow = Selectable<SchedulesTable>;

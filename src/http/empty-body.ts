@@ -13,3 +13,6 @@ export function installEmptyBodyAsAbsent(app: FastifyInstance): void {
     if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
   });
 }
+
+/** A route's `preValidation` when its body is optional: no body at all is `{}`, validated like any other. */
+export const optionalBody = async (request: { body: unknown }) => { request.body ??= {}; };

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { conflict, serviceUnavailable } from '../errors.ts';
 import { EVENTS_CHANNEL, listenForWakes, type EventHub } from '../events/event-hub.ts';
+import { uuidFromText } from '../uuid.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -105,16 +106,11 @@ function scopeHash(request: FastifyRequest, key: string): string {
  * The id of what a request sent with an Idempotency-Key creates: the same for every retry of the request.
  * The claim row and the created row are not written in one transaction, so a retry after a crash (or one
  * that takes over an abandoned claim) runs the handler again; with this id it finds the task the first
- * attempt created instead of creating a second one. An RFC 9562 version 8 UUID from the scope's hash.
+ * attempt created instead of creating a second one.
  */
 export function idempotentResourceId(request: FastifyRequest): string | undefined {
   const scope = request.idempotencyScope;
-  if (scope === undefined) return undefined;
-  const hex = createHash('sha256').update(`resource:${scope}`).digest('hex').slice(0, 32).split('');
-  hex[12] = '8';
-  hex[16] = ((Number.parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  const text = hex.join('');
-  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+  return scope === undefined ? undefined : uuidFromText(`resource:${scope}`);
 }
 
 /** Takes the record when it is new, expired, or abandoned by a request that died. */

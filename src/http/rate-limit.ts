@@ -5,7 +5,8 @@ import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
 import { countHits, secondsUntilReset } from './fixed-window.ts';
 
-const WINDOW_SECONDS = 60;
+/** Requests are counted per credential in windows of a minute. */
+export const RATE_WINDOW_SECONDS = 60;
 /** Plans scale the base per-minute limit; a tenant or a key may set its own. */
 const PLAN_MULTIPLIER: Record<string, number> = { free: 1, pro: 5, enterprise: 20 };
 
@@ -29,7 +30,7 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, limitedAs: (r
     if (!subject) return;
     const limit = await limitFor(deps, subject.tenantId, subject.apiKeyId);
     const { key } = subject;
-    const [minute, second] = await countHits(deps.db, [{ key: `rate:${key}`, windowSeconds: WINDOW_SECONDS }, { key: `burst:${key}`, windowSeconds: 1 }]);
+    const [minute, second] = await countHits(deps.db, [{ key: rateKey(key), windowSeconds: RATE_WINDOW_SECONDS }, { key: `burst:${key}`, windowSeconds: 1 }]);
     reply.headers({
       'x-ratelimit-limit': String(limit),
       'x-ratelimit-remaining': String(Math.max(0, limit - minute.count)),
@@ -41,9 +42,13 @@ export function installRateLimit(app: FastifyInstance, deps: Deps, limitedAs: (r
   });
 }
 
+/** The per-minute window a credential's requests are counted in. */
+export const rateKey = (credential: string) => `rate:${credential}`;
+
 export const burstPerSecond = (perMinute: number) => Math.ceil(perMinute / 3);
 
-async function limitFor(deps: Deps, tenantId: string, apiKeyId: string | undefined): Promise<number> {
+/** Requests per minute for a key (its own limit), else for the tenant. */
+export async function limitFor(deps: Deps, tenantId: string, apiKeyId: string | undefined): Promise<number> {
   const { rows } = await sql<{ key_limit: number | null; tenant_limit: number | null; plan: string }>`
     select k.rate_limit_per_minute as key_limit, t.rate_limit_per_minute as tenant_limit, t.plan
     from tenants t left join api_keys k on k.id = ${apiKeyId ?? null}::uuid

@@ -25,3 +25,10 @@ function reservedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exc
 export function usedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
   return sql`((select total_tokens from (${usageTotals(owner, id)}) usage) + ${reservedTokens(owner, id, exceptCallKey)})`;
 }
+
+/** Spent plus set-aside cost of one task's calls in USD, as usedTokens counts tokens. */
+export function usedCost(taskId: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
+  return sql`((select cost_usd from (${usageTotals('task_id', taskId)}) usage)
+    + (select coalesce(sum(cost_usd), 0)::float8 from token_reservations
+       where token_reservations.task_id = ${taskId} and call_key is distinct from ${exceptCallKey ?? null}))`;
+}

@@ -1,5 +1,6 @@
 import type { App } from '../http/app-type.ts';
 import type { Deps } from '../deps.ts';
+import { optionalBody } from '../http/empty-body.ts';
 import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from './submit-task.ts';
 import { setTaskBudget } from './budget.ts';
@@ -14,8 +15,6 @@ import {
 import { ErrorBody } from '../http/error-body.ts';
 import { getTimeline } from './timeline.ts';
 
-/** Control routes take an optional body: no body at all means `{}` (validated like any other). */
-const optionalBody = async (request: { body: unknown }) => { request.body ??= {}; };
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 

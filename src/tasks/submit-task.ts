@@ -3,12 +3,12 @@ import pTimeout from 'p-timeout';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
-import { claimSession, resolvedSession, type ResolvedSession } from '../sessions/resolve-session.ts';
+import { claimSession, resolvedSession, type ResolvedSession, type SessionClaim } from '../sessions/resolve-session.ts';
 import { findRolePreset, roleNames } from '../workflows/agents/role-presets.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
-import { insertTaskWithSession } from './queries.ts';
+import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
 import { refuseUnavailable } from './unavailable-requests.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
@@ -27,10 +27,27 @@ export interface SubmitOptions {
   taskId?: string;
   /** Context the server itself sets (the OpenAI layer's conversation and model); clients may not send these keys. */
   serverContext?: Record<string, unknown>;
+  /** Options the server itself sets (a scheduled run's time limit). */
+  serverOptions?: Record<string, unknown>;
+}
+
+/** A submission that passed every check, ready to be written (queries.ts insertTaskWithSession). */
+export interface PreparedTask extends NewQueuedTask {
+  claim: SessionClaim;
 }
 
 /** Validates the submission rules of spec 4.2, writes the task and starts (or enqueues) its workflow. */
 export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<SubmittedTask> {
+  const task = await prepareTask(deps, caller, input, options);
+  const stored = await insertTaskWithSession(deps.db, caller, task.claim, task);
+  // The row is committed first: if we die before the start, or the engine cannot record it in time
+  // (its database writes wait out an outage), the orphan sweep starts it.
+  await startSubmittedTask(deps, task.id, caller.tenantId);
+  return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt };
+}
+
+/** The checks of a submission (400 or 403 when it breaks a rule); nothing is written. */
+export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<PreparedTask> {
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = { ...buildTaskContext(input), ...options.serverContext };
@@ -48,30 +65,27 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     taskContext: context,
   });
   if (claim.externalId) context.external_id = claim.externalId;
-  const taskId = options.taskId ?? randomUUID();
-  const stored = await insertTaskWithSession(deps.db, caller, claim, {
-    id: taskId,
+  return {
+    id: options.taskId ?? randomUUID(),
     query,
     requested_mode: input.mode ?? null,
     context,
-    options: { ...pickOptions(input), ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}) },
+    options: { ...pickOptions(input), ...options.serverOptions, ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}) },
     token_budget: policy.tokenBudget,
-  });
-  // The row is committed first: if we die before the start, or the engine cannot record it in time
-  // (its database writes wait out an outage), the orphan sweep starts it.
-  await startWithin(deps, taskId, caller.tenantId, START_WAIT_MS);
-  return { taskId, session: resolvedSession(claim, stored.sessionId), createdAt: stored.createdAt };
+    claim,
+  };
 }
 
 /** How long a submission waits for the engine to take the task before answering anyway. */
 const START_WAIT_MS = 5_000;
 
-async function startWithin(deps: Deps, taskId: string, tenantId: string, waitMs: number): Promise<void> {
+/** Starts a written task's workflow, waiting at most START_WAIT_MS; a failed or slow start is left to the orphan sweep. */
+export async function startSubmittedTask(deps: Deps, taskId: string, tenantId: string): Promise<void> {
   const started = deps.engine.startTask(taskId, tenantId).catch((error: unknown) => {
     deps.logger.warn({ task_id: taskId, err: error }, 'start failed; the orphan sweep will start the task');
   });
   await pTimeout(started, {
-    milliseconds: waitMs,
+    milliseconds: START_WAIT_MS,
     fallback: () => deps.logger.warn({ task_id: taskId }, 'engine slow to take the task; answering now, the orphan sweep covers it'),
   });
 }

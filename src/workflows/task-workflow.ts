@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { answerAtOnce } from './modes/answer-at-once.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
-import { TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
+import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
 import { TaskTimeoutError } from './runtime/deadline.ts';
 import { titleSession } from './memory/session-title.ts';
 import { simpleOutcome } from './modes/simple.ts';
@@ -84,5 +84,5 @@ async function finishWithError(deps: Deps, taskId: string, error: unknown): Prom
   const message = error instanceof Error ? error.message : String(error);
   if (TaskCancelledError.isInstance(error)) return finishCancelled(deps, taskId, TaskCancelledError.checkpointOf(error));
   deps.logger.warn({ task_id: taskId, err: error }, 'task failed');
-  await failTask(deps, taskId, TaskTimeoutError.isInstance(error) ? 'TIMEOUT' : 'FAILED', message);
+  await failTask(deps, taskId, TaskTimeoutError.isInstance(error) ? 'TIMEOUT' : 'FAILED', message, { overBudget: BudgetExhaustedError.isInstance(error) });
 }

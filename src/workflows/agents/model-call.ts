@@ -9,7 +9,7 @@ import { appendEvents } from '../../task-state/change-task.ts';
 import { watchForCancel } from '../runtime/cancel-watch.ts';
 import { withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { releaseTokens, reserveTokens, settleTokens, type BudgetState, type ThresholdCrossing } from './token-budget.ts';
+import { budgetName, describeAmount, releaseTokens, reserveTokens, settleTokens, type BudgetState, type ThresholdCrossing } from './token-budget.ts';
 
 export interface ModelCall {
   agentId: string;
@@ -141,7 +141,7 @@ export function recoveryEvent(stepKey: string, agentId: string, fallback: ModelF
 export function thresholdEvents(crossings: ThresholdCrossing[]): NewTaskEvent[] {
   return crossings.map((crossing) => ({
     type: 'BUDGET_THRESHOLD', agentId: 'budget',
-    message: `${crossing.scope} token budget ${crossing.threshold}% used (${crossing.used} of ${crossing.budget})`,
+    message: `${budgetName(crossing.scope)} ${crossing.threshold}% used (${describeAmount(crossing)})`,
     payload: { scope: crossing.scope, threshold: crossing.threshold, used: crossing.used, budget: crossing.budget },
     dedupeKey: `budget:${crossing.scope}:${crossing.threshold}`,
   }));

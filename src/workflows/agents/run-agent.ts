@@ -5,13 +5,18 @@ import { runTaskStep } from '../runtime/task-step.ts';
 import { runSingleCall, type AgentCall, type AgentOutcome } from './call-agent.ts';
 import { withCancelWatch } from './model-call.ts';
 import { runToolLoop } from './tool-loop.ts';
+import { describeExhausted } from './token-budget.ts';
+import { BudgetExhaustedError } from '../runtime/control-errors.ts';
 
 /**
  * One agent inside the caller's durable step: a single model call, or the tool loop for an agent with tools
- * (whose first turn costs the same two commits when the model calls no tool).
+ * (whose first turn costs the same two commits when the model calls no tool). A spent cost budget ends the
+ * run (BudgetExhaustedError): it is a hard limit, where a spent token budget may be raised and resumed.
  */
-export function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
-  return call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel);
+export async function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  const outcome = await (call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel));
+  if ('budgetExhausted' in outcome && outcome.budgetExhausted.scope === 'run') throw new BudgetExhaustedError(describeExhausted(outcome.budgetExhausted));
+  return outcome;
 }
 
 /**

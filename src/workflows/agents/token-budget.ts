@@ -3,16 +3,24 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import { recordUsage } from '../../llm/record-usage.ts';
-import { usedTokens } from '../../llm/usage-totals.ts';
+import { usedCost, usedTokens } from '../../llm/usage-totals.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Below this many tokens of room for an answer, a budget counts as exhausted. */
 const MIN_ANSWER_TOKENS = 16;
 const THRESHOLDS = [80, 90, 100] as const;
 
-export type BudgetScope = 'task' | 'session';
+/** Token budgets of the task and its session, and the run's cost budget in USD (a schedule's budget per run). */
+export type BudgetScope = 'task' | 'session' | 'run';
 
+/** `used` and `budget` are tokens, or USD for the `run` scope. */
 export interface BudgetState { scope: BudgetScope; used: number; budget: number }
+
+/**
+ * The prices a task's cost budget is checked at: the highest input and output prices among the models its
+ * calls may use (a call that falls back to another model may cost that much).
+ */
+export interface CostPrices { inputPerMillion: number; outputPerMillion: number }
 
 export type Reservation =
   | { granted: true; maxOutputTokens: number }
@@ -21,10 +29,10 @@ export type Reservation =
 export interface ThresholdCrossing extends BudgetState { threshold: number }
 
 /**
- * Sets tokens aside for one model call under the task's and the session's budgets. The rows are locked,
- * and tokens already reserved by calls in flight count as spent, so parallel agents cannot overrun a
- * budget together. The call's answer is capped to the room left: a call never starts that could
- * exceed a budget except by the error of the input estimate (chars / 4).
+ * Sets tokens aside for one model call under the task's and the session's budgets, and its largest possible
+ * cost under the task's cost budget. The rows are locked, and what calls in flight set aside counts as spent,
+ * so parallel agents cannot overrun a budget together. The call's answer is capped to the room left: a call
+ * never starts that could exceed a budget except by the error of the input estimate (chars / 4).
  */
 export async function reserveTokens(db: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
   return db.transaction().execute((transaction) => reserveTokensWithin(transaction, config, task, callKey, estimatedInput, wantedOutput));
@@ -33,15 +41,34 @@ export async function reserveTokens(db: Db, config: Readonly<Config>, task: Budg
 /** reserveTokens inside the caller's transaction, which may already hold the task row. */
 export async function reserveTokensWithin(transaction: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
   const states = await lockBudgets(transaction, config, task, callKey);
-  const room = Math.min(...states.map((state) => state.budget - state.used));
-  const exhausted = states.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
+  const tokenStates = states.filter((state) => state.scope !== 'run');
+  const exhausted = tokenStates.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
   if (exhausted) return { granted: false, exhausted };
-  const maxOutputTokens = Math.min(wantedOutput, room - estimatedInput);
+  const room = Math.min(...tokenStates.map((state) => state.budget - state.used));
+  let maxOutputTokens = Math.min(wantedOutput, room - estimatedInput);
+  const run = states.find((state) => state.scope === 'run');
+  let costUsd = 0;
+  if (run && task.costPrices) {
+    const affordable = affordableOutput(task.costPrices, run, estimatedInput);
+    if (affordable < MIN_ANSWER_TOKENS) return { granted: false, exhausted: run };
+    maxOutputTokens = Math.min(maxOutputTokens, affordable);
+    costUsd = priceOf(task.costPrices, estimatedInput, maxOutputTokens);
+  }
   await transaction.insertInto('token_reservations')
-    .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens })
-    .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens }))
+    .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens, cost_usd: costUsd })
+    .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens, cost_usd: costUsd }))
     .execute();
   return { granted: true, maxOutputTokens };
+}
+
+const priceOf = (limit: CostPrices, inputTokens: number, outputTokens: number) =>
+  (inputTokens * limit.inputPerMillion + outputTokens * limit.outputPerMillion) / 1_000_000;
+
+/** How many answer tokens the cost budget still pays for after the input; unlimited for a free model. */
+function affordableOutput(limit: CostPrices, run: BudgetState, estimatedInput: number): number {
+  const room = run.budget - run.used - priceOf(limit, estimatedInput, 0);
+  if (room < 0) return 0;
+  return limit.outputPerMillion === 0 ? Number.POSITIVE_INFINITY : Math.floor((room * 1_000_000) / limit.outputPerMillion);
 }
 
 /** Records the call's usage and frees its reservation in one transaction; returns budget thresholds crossed. */
@@ -53,11 +80,13 @@ export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskS
 export async function settleTokensWithin(transaction: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
   await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result);
   await transaction.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
-  const spent = result.inputTokens + result.outputTokens;
   const after = await readBudgets(transaction, config, task, undefined);
-  return after.flatMap((state) => THRESHOLDS
-    .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
-    .map((threshold) => ({ ...state, threshold })));
+  return after.flatMap((state) => {
+    const spent = state.scope === 'run' ? result.costUsd : result.inputTokens + result.outputTokens;
+    return THRESHOLDS
+      .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
+      .map((threshold) => ({ ...state, threshold }));
+  });
 }
 
 export async function releaseTokens(db: Db, callKey: string): Promise<void> {
@@ -65,7 +94,7 @@ export async function releaseTokens(db: Db, callKey: string): Promise<void> {
 }
 
 /** What a reservation needs to know of its task: which budgets it draws on. */
-export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId'>;
+export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;
 
 async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string): Promise<BudgetState[]> {
   // Task row first, as every task state change does (src/task-state/change-task.ts), then the session's.
@@ -76,16 +105,32 @@ async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, 
 
 /** Spent (usage rows) plus set aside (reservations of other calls) against each budget. */
 async function readBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  const { rows } = await sql<{ task_budget: number | null; session_budget: number; task_used: number; session_used: number }>`
+  const { rows } = await sql<{ task_budget: number | null; session_budget: number; task_used: number; session_used: number; cost_budget: number | null; cost_used: number }>`
     select t.token_budget as task_budget, s.token_budget as session_budget,
       ${usedTokens('task_id', sql.ref('t.id'), excludeCallKey)} as task_used,
-      ${usedTokens('session_id', sql.ref('s.id'), excludeCallKey)} as session_used
+      ${usedTokens('session_id', sql.ref('s.id'), excludeCallKey)} as session_used,
+      t.cost_budget_usd::float8 as cost_budget, ${usedCost(sql.ref('t.id'), excludeCallKey)} as cost_used
     from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
   const row = rows[0];
-  return [
+  const states: BudgetState[] = [
     { scope: 'task', used: Number(row.task_used), budget: Number(row.task_budget ?? config.budgets.taskTokens) },
     { scope: 'session', used: Number(row.session_used), budget: Number(row.session_budget) },
   ];
+  if (row.cost_budget !== null) states.push({ scope: 'run', used: Number(row.cost_used), budget: Number(row.cost_budget) });
+  return states;
 }
+
+/**
+ * `session token budget exhausted: 990 of 1000 tokens used`, `run cost budget exhausted: $0.009100 of $0.01 used`:
+ * what is left is too little for the next call's input and a minimal answer.
+ */
+export function describeExhausted(state: BudgetState): string {
+  return `${budgetName(state.scope)} exhausted: ${describeAmount(state)} used${state.scope === 'run' ? ', too little left for the next model call' : ''}`;
+}
+
+export const budgetName = (scope: BudgetScope) => (scope === 'run' ? 'run cost budget' : `${scope} token budget`);
+
+export const describeAmount = (state: BudgetState) =>
+  (state.scope === 'run' ? `$${state.used.toFixed(6)} of $${state.budget}` : `${state.used} of ${state.budget} tokens`);
 
 const percent = (used: number, budget: number) => (budget <= 0 ? 100 : (used / budget) * 100);

@@ -229,7 +229,8 @@ async function closeToolTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, tur
 
 function endOnSpentBudget(loop: ToolLoop, events: NewTaskEvent[], exhausted: BudgetState): { events: NewTaskEvent[]; result: TurnEnd } {
   const spent = [...events, ...thresholdEvents([{ ...exhausted, threshold: 100 }])];
-  if (loop.said === '') return { events: spent, result: { budgetExhausted: exhausted } };
+  // A spent cost budget ends the run (run-agent.ts) even when the agent has something to say.
+  if (loop.said === '' || exhausted.scope === 'run') return { events: spent, result: { budgetExhausted: exhausted } };
   const answer = answerOf(loop);
   return { events: [...spent, agentCompletedEventOf(loop.use.stepKey, answer)], result: { answer } };
 }

@@ -40,7 +40,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   if (!call) return { kind: 'declined' };
   const stepKey = `answer#${currentStepId()}`;
   const callKey = `${taskId}:${stepKey}`;
-  const started = await start(deps, taskId, call, callKey, stepKey, chooseMode);
+  const started = await start(deps, draft, call, callKey, stepKey, chooseMode);
   if (!started) return { kind: 'declined' };
   const { task, maxOutputTokens } = started;
   return withCancelWatch(deps, taskId, async (cancel) => {
@@ -86,12 +86,12 @@ async function prepareCall(deps: Deps, task: TaskSnapshot): Promise<AgentCall | 
  * Starts the task with its tokens reserved and the agent announced, in one transaction; undefined (nothing
  * written) when a control request came in meanwhile or a budget is spent.
  */
-async function start(deps: Deps, taskId: string, call: AgentCall, callKey: string, stepKey: string, chooseMode: (requestedMode: string | null) => string) {
+async function start(deps: Deps, draft: TaskSnapshot, call: AgentCall, callKey: string, stepKey: string, chooseMode: (requestedMode: string | null) => string) {
   const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
   const wantedOutput = maxOutputTokensOf(call);
-  return changeTask(deps, taskId, 'workflow', async (transaction, row) => {
+  return changeTask(deps, draft.id, 'workflow', async (transaction, row) => {
     if (!canAnswerAtOnce(row, chooseMode) || isTerminal(row.status)) return undefined;
-    const reservation = await reserveTokensWithin(transaction, deps.config, { id: taskId, sessionId: row.session_id }, callKey, estimatedInput, wantedOutput);
+    const reservation = await reserveTokensWithin(transaction, deps.config, draft, callKey, estimatedInput, wantedOutput);
     if (!reservation.granted) return undefined;
     const started = await startWithin(deps, transaction, row, chooseMode);
     const opening: NewTaskEvent[] = openingEvents(call).map((event, index) => ({ ...event, dedupeKey: `${stepKey}:e${index}` }));

@@ -7,9 +7,9 @@ import { runAgent } from '../agents/run-agent.ts';
 import { allowedToolNames } from '../agents/role-tools.ts';
 import { buildSystemPrompt } from '../agents/system-prompt.ts';
 import type { Subtask, TaskPlan } from '../planning/plan.ts';
-import { TaskCancelledError } from '../runtime/control-errors.ts';
-import { TaskTimeoutError } from '../runtime/deadline.ts';
+import { endsTheTask } from '../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { describeExhausted } from '../agents/token-budget.ts';
 
 /** What one subtask's agent produced: recorded by its durable step, so a replay reads it back. */
 export type SubtaskResult =
@@ -43,10 +43,9 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
   try {
     const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
     if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
-    const { scope, used, budget } = outcome.budgetExhausted;
-    return failed(deps, task, stepKey, subtask, `${scope} token budget exhausted: ${used} of ${budget} tokens used`);
+    return failed(deps, task, stepKey, subtask, describeExhausted(outcome.budgetExhausted));
   } catch (error) {
-    if (cancel.aborted || deps.stopping.aborted || TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error)) throw error;
+    if (cancel.aborted || deps.stopping.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, subtask, error instanceof Error ? error.message : String(error));
   }
 }

@@ -5,11 +5,11 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import { callModelWithinBudget, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
 import { availableToolNames } from '../agents/role-tools.ts';
-import { TaskCancelledError } from '../runtime/control-errors.ts';
-import { TaskTimeoutError } from '../runtime/deadline.ts';
+import { endsTheTask } from '../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
+import { describeExhausted } from '../agents/token-budget.ts';
 
 export const DECOMPOSE_AGENT_ID = 'decompose';
 
@@ -51,12 +51,12 @@ async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint,
     }, cancel);
     if ('budgetExhausted' in outcome) {
       await appendEvents(deps, task.id, 'workflow', thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
-      return `${outcome.budgetExhausted.scope} token budget exhausted`;
+      return describeExhausted(outcome.budgetExhausted);
     }
     await appendEvents(deps, task.id, 'workflow', thresholdEvents(outcome.crossings));
     return parseDecomposition(parseJsonAnswer(outcome.result.text));
   } catch (error) {
-    if (cancel.aborted || TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error)) throw error;
+    if (cancel.aborted || endsTheTask(error)) throw error;
     return error instanceof Error ? error.message : String(error);
   }
 }

@@ -1,3 +1,5 @@
+import { TaskTimeoutError } from './deadline.ts';
+
 /**
  * Errors that end a workflow in a particular status. A step's error comes back from the engine's record as a
  * plain Error with the same name and message, so `instanceof` cannot tell them apart: each class recognises
@@ -47,9 +49,23 @@ export class ApprovalDeniedError extends Error {
   }
 }
 
+/** A budget the task may not wait on ran out: a run's cost budget, any budget of a scheduled run, or with BUDGET_EXHAUSTED_ACTION=fail. */
 export class BudgetExhaustedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'BudgetExhaustedError';
   }
+
+  static isInstance(error: unknown): error is BudgetExhaustedError {
+    return isNamed(error, 'BudgetExhaustedError');
+  }
+}
+
+/**
+ * Errors that end the whole task wherever they arise: cancellation, the deadline, a budget it may not wait
+ * on. A part that turns its own failures into a partial result (an agent of a plan, a template node, the
+ * history summary) lets these through.
+ */
+export function endsTheTask(error: unknown): boolean {
+  return TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error);
 }

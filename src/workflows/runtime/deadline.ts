@@ -32,7 +32,7 @@ export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapsh
   if (cancel.aborted) onCancel();
   cancel.addEventListener('abort', onCancel, { once: true });
   const timer = untilDeadline <= agentLimitMs
-    ? setTimeout(() => controller.abort(new TaskTimeoutError(config.taskTimeoutSeconds)), untilDeadline)
+    ? setTimeout(() => controller.abort(new TaskTimeoutError(task.timeoutSeconds ?? config.taskTimeoutSeconds)), untilDeadline)
     : setTimeout(() => controller.abort(new AgentTimeoutError(config.agentTimeoutSeconds)), agentLimitMs);
   try {
     return await work(controller.signal);

@@ -1,8 +1,8 @@
 /**
- * Context keys the server writes itself: the custom session id (submission), and the OpenAI layer's copy of
- * the conversation and the model it was asked for. They are not the client's context.
+ * Context keys the server writes itself: the custom session id (submission), the OpenAI layer's copy of the
+ * conversation and the model it was asked for, and what marks a schedule's run. They are not the client's context.
  */
-export const SERVER_CONTEXT_KEYS = new Set(['external_id', 'conversation_history', 'openai_model']);
+export const SERVER_CONTEXT_KEYS = new Set(['external_id', 'conversation_history', 'openai_model', 'trigger_type', 'schedule_id', 'max_budget_usd']);
 
 /** Serialized size of the context WORKFLOW_STARTED carries; every stream and the event log repeat it. */
 export const STARTED_CONTEXT_MAX_BYTES = 8 * 1024;

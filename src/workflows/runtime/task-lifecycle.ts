@@ -6,8 +6,10 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { requestSessionTitle } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
+import { markSchedulePaused } from '../../task-state/schedule-pause.ts';
 import { startedContextPayload } from './started-context.ts';
-import { parseTaskSettings } from './task-settings.ts';
+import type { CostPrices } from '../agents/token-budget.ts';
+import { parseTaskSettings, type TaskSettings } from './task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 
 
@@ -49,6 +51,8 @@ export async function startWithin(deps: Deps, transaction: Db, row: TaskRow, cho
 /** What the workflow knows of a task; the deadline runs from its first start. */
 export function snapshotOf(deps: Deps, task: TaskRow): TaskSnapshot {
   const startedAtMs = task.started_at?.getTime() ?? Date.now();
+  const settings = parseTaskSettings(task.context, task.options);
+  const timeoutSeconds = typeof task.options.timeout_seconds === 'number' ? task.options.timeout_seconds : deps.config.taskTimeoutSeconds;
   return {
     id: task.id,
     tenantId: task.tenant_id,
@@ -59,10 +63,22 @@ export function snapshotOf(deps: Deps, task: TaskRow): TaskSnapshot {
     mode: task.mode ?? undefined,
     context: task.context,
     options: task.options,
-    settings: parseTaskSettings(task.context, task.options),
+    settings,
     createdAtMs: task.created_at.getTime(),
     startedAtMs,
-    deadlineMs: startedAtMs + deps.config.taskTimeoutSeconds * 1000,
+    deadlineMs: startedAtMs + timeoutSeconds * 1000,
+    timeoutSeconds,
+    ...(task.schedule_id === null ? {} : { scheduleId: task.schedule_id }),
+    ...(task.cost_budget_usd === null ? {} : { costPrices: highestPrices(deps, settings) }),
+  };
+}
+
+/** The highest input and output prices among the models the task may call (its cost budget is checked at them). */
+function highestPrices(deps: Deps, settings: TaskSettings): CostPrices {
+  const pricing = deps.models.resolveCandidates(settings.models).map((candidate) => candidate.catalogModel.pricing);
+  return {
+    inputPerMillion: Math.max(0, ...pricing.map((price) => price.inputPerMillion)),
+    outputPerMillion: Math.max(0, ...pricing.map((price) => price.outputPerMillion)),
   };
 }
 
@@ -110,19 +126,31 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
   ];
 }
 
-/** Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. */
-export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', error: string): Promise<void> {
+/**
+ * Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. A scheduled run
+ * that ran out of budget also pauses its schedule (spec 3.3), in the same commit: no further run starts.
+ */
+export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', error: string, options: { overBudget?: boolean } = {}): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
     await transaction.updateTable('tasks').set({ status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never })
       .where('id', '=', taskId).execute();
+    const schedulePaused = options.overBudget && row.schedule_id !== null ? await pauseScheduleOverBudget(transaction, row.schedule_id, taskId, error) : [];
     return {
       events: [
         { type: 'ERROR_OCCURRED', agentId: 'orchestrator', message: error, payload: { status }, dedupeKey: 'task-error' },
+        ...schedulePaused,
         { type: 'STREAM_END', message: 'Stream ended', dedupeKey: 'stream-end' },
       ],
     };
   });
+}
+
+async function pauseScheduleOverBudget(transaction: Db, scheduleId: string, taskId: string, error: string): Promise<NewTaskEvent[]> {
+  const reason = `Auto-paused: run ${taskId} exceeded its budget (${error})`;
+  const pausedAt = await markSchedulePaused(transaction, scheduleId, reason);
+  if (!pausedAt) return [];
+  return [{ type: 'SCHEDULE_PAUSED', agentId: 'scheduler', message: reason, payload: { schedule_id: scheduleId, reason, paused_at: pausedAt.toISOString() }, dedupeKey: 'schedule-paused' }];
 }
 
 /** Records the cancellation the workflow honoured at `checkpoint` and closes the event stream. */

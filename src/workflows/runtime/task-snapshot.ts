@@ -1,4 +1,5 @@
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
+import type { CostPrices } from '../agents/token-budget.ts';
 import type { TaskSettings } from './task-settings.ts';
 
 /** What a workflow knows about its task once started; recorded by the start step, so replays agree. */
@@ -17,8 +18,14 @@ export interface TaskSnapshot {
   options: Record<string, unknown>;
   createdAtMs: number;
   startedAtMs: number;
-  /** Wall-clock limit of the whole task (TASK_TIMEOUT_SECONDS), as epoch milliseconds. */
+  /** Wall-clock limit of the whole task, as epoch milliseconds. */
   deadlineMs: number;
+  /** The task's time limit: TASK_TIMEOUT_SECONDS, or its own (a scheduled run's). Absent in older snapshots. */
+  timeoutSeconds?: number;
+  /** The schedule whose run this is. */
+  scheduleId?: string;
+  /** Set when the task has a cost budget (cost_budget_usd): the prices its calls are checked at. */
+  costPrices?: CostPrices;
 }
 
 /** One agent's model answer: the call's result and which agent gave it. */

@@ -5,11 +5,12 @@ import { appendEvents } from '../../../task-state/change-task.ts';
 import { keyedEvents, type AgentCall } from '../../agents/call-agent.ts';
 import { runAgent } from '../../agents/run-agent.ts';
 import { buildSystemPrompt } from '../../agents/system-prompt.ts';
-import { TaskCancelledError } from '../../runtime/control-errors.ts';
-import { TaskTimeoutError, withDeadline } from '../../runtime/deadline.ts';
+import { endsTheTask } from '../../runtime/control-errors.ts';
+import { withDeadline } from '../../runtime/deadline.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { asText, fillArguments, fillPlaceholders, type PlaceholderValues } from './placeholders.ts';
 import type { TemplateNode, WorkflowTemplate } from './template-file.ts';
+import { describeExhausted } from '../../agents/token-budget.ts';
 
 /** What one node produced: recorded by its durable step, so a replay reads it back. */
 export type NodeResult =
@@ -39,7 +40,7 @@ export async function runTemplateNode(deps: Deps, task: TaskSnapshot, run: NodeR
     const produced = await produce(deps, task, run, stepKey, cancel);
     return { nodeId: node.id, ok: true, ...produced };
   } catch (error) {
-    if (cancel.aborted || deps.stopping.aborted || TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error)) throw error;
+    if (cancel.aborted || deps.stopping.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, node, error instanceof Error ? error.message : String(error));
   }
 }
@@ -90,8 +91,7 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
 async function callModel(deps: Deps, task: TaskSnapshot, stepKey: string, run: NodeRun & { node: TemplateNode & { kind: 'model' } }, prompt: string, cancel: AbortSignal): Promise<Produced> {
   const outcome = await runAgent(deps, task, modelCall(task, run, prompt), stepKey, cancel);
   if ('answer' in outcome) return { text: outcome.answer.text, answer: outcome.answer };
-  const { scope, used, budget } = outcome.budgetExhausted;
-  throw new Error(`${scope} token budget exhausted: ${used} of ${budget} tokens used`);
+  throw new Error(describeExhausted(outcome.budgetExhausted));
 }
 
 /** A node's role chooses its system prompt; without one, the task's system prompt or role applies. */
