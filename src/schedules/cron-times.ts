@@ -41,15 +41,17 @@ export function compileCron(expression: string, timezone: string): Cron {
 }
 
 /**
- * The zone's canonical IANA name (`europe/berlin` → `Europe/Berlin`); undefined when it is not one. Intl also
- * takes fixed offsets (`+02:00`), which are not zones: they know nothing of daylight saving.
+ * Whether the name is an IANA time zone (in any case; aliases such as `US/Eastern` too). The name is kept as
+ * given: Intl would turn `Asia/Kolkata` into the legacy `Asia/Calcutta`. Intl also takes fixed offsets
+ * (`+02:00`), which are not zones: they know nothing of daylight saving.
  */
-export function canonicalTimezone(name: string): string | undefined {
-  if (!/^[A-Za-z]/.test(name)) return undefined;
+export function isTimezone(name: string): boolean {
+  if (!/^[A-Za-z]/.test(name)) return false;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { prepareTask } from '../tasks/submit-task.ts';
-import { canonicalTimezone, compileCron, CronError, shortestGapMinutes } from './cron-times.ts';
+import { compileCron, CronError, isTimezone, shortestGapMinutes } from './cron-times.ts';
 
 export const DEFAULT_TIMEZONE = 'UTC';
 export const DEFAULT_BUDGET_PER_RUN_USD = 10;
@@ -23,15 +23,15 @@ export interface ScheduleFields {
 
 /**
  * Checks a schedule's fields as a whole (spec 4.7, 7, 8) and returns them normalised (trimmed text, the time
- * zone's canonical name) with the compiled cron expression. The task it will run is checked as a submission
+ * and expression) with the compiled cron expression. The task it will run is checked as a submission
  * by its owner would be, policy included, so a schedule that could never run is refused now, not at 8:00.
  */
 export async function checkScheduleFields(deps: Deps, caller: Caller, fields: ScheduleFields): Promise<{ fields: ScheduleFields; cron: Cron }> {
   const limits = deps.config.schedules;
   const name = fields.name.trim();
   if (name === '') throw badRequest('name is required');
-  const timezone = canonicalTimezone(fields.timezone);
-  if (!timezone) throw badRequest(`Invalid timezone: ${JSON.stringify(fields.timezone)} is not an IANA time zone (e.g. Europe/Berlin, UTC)`);
+  const timezone = fields.timezone.trim();
+  if (!isTimezone(timezone)) throw badRequest(`Invalid timezone: ${JSON.stringify(fields.timezone)} is not an IANA time zone (e.g. Europe/Berlin, UTC)`);
   const cron = compileExpression(fields.cron_expression, timezone);
   const gap = shortestGapMinutes(cron, new Date());
   if (gap !== undefined && gap < limits.minIntervalMinutes) {

@@ -5,7 +5,8 @@ import { registerAccount, type Account } from '../helpers/accounts.ts';
 import { useGateway, waitForTask } from '../helpers/gateway.ts';
 
 const JWT_SECRET = 'test-secret-of-at-least-thirty-two-characters!';
-const GUARDED_TABLES = ['tenants', 'users', 'memberships', 'api_keys', 'refresh_tokens', 'sessions', 'tasks', 'task_events', 'usage_records', 'token_reservations'];
+const GUARDED_TABLES = ['tenants', 'users', 'memberships', 'api_keys', 'refresh_tokens', 'sessions', 'tasks', 'task_events', 'usage_records', 'token_reservations',
+  'schedules', 'schedule_runs'];
 
 const HOSTILE_IDS = [
   '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', "1' OR '1'='1", '1;DROP TABLE tasks;--', '%00', '%E2%80%AE', '%F0%9F%92%A9',
@@ -32,6 +33,7 @@ describe('hostile input across every route', () => {
 
   async function probes(): Promise<Probe[]> {
     const list: Probe[] = [];
+    const schedule = { name: 'hostile', cron_expression: '0 9 * * *', task_query: 'x' };
     const idRoutes = (id: string): Probe[] => [
       { method: 'GET', path: `/api/v1/tasks/${id}` }, { method: 'GET', path: `/api/v1/tasks/${id}/events` },
       { method: 'GET', path: `/api/v1/tasks/${id}/timeline` }, { method: 'GET', path: `/api/v1/tasks/${id}/control-state` },
@@ -41,6 +43,9 @@ describe('hostile input across every route', () => {
       { method: 'GET', path: `/api/v1/sessions/${id}` }, { method: 'GET', path: `/api/v1/sessions/${id}/history` },
       { method: 'GET', path: `/api/v1/sessions/${id}/events` }, { method: 'PATCH', path: `/api/v1/sessions/${id}`, body: { title: 'x' } },
       { method: 'DELETE', path: `/api/v1/sessions/${id}` }, { method: 'GET', path: `/v1/models/${id}` },
+      { method: 'GET', path: `/api/v1/schedules/${id}` }, { method: 'GET', path: `/api/v1/schedules/${id}/runs` },
+      { method: 'PUT', path: `/api/v1/schedules/${id}`, body: { name: 'x' } }, { method: 'POST', path: `/api/v1/schedules/${id}/pause` },
+      { method: 'POST', path: `/api/v1/schedules/${id}/resume` }, { method: 'DELETE', path: `/api/v1/schedules/${id}` },
     ];
     for (const id of HOSTILE_IDS) list.push(...idRoutes(id));
     for (const text of HOSTILE_STRINGS) {
@@ -57,6 +62,9 @@ describe('hostile input across every route', () => {
       list.push({ method: 'POST', path: '/v1/chat/completions', body: { model: text, messages: [{ role: 'user', content: 'x' }] } });
       list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: text, content: 'x' }] } });
       list.push({ method: 'GET', path: `/api/v1/sessions?limit=${encodeURIComponent(text)}` });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, cron_expression: text } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, timezone: text } });
+      list.push({ method: 'GET', path: `/api/v1/schedules?status=${encodeURIComponent(text)}` });
     }
     for (const value of HUGE_NUMBERS) {
       list.push({ method: 'POST', path: '/api/v1/tasks', body: { query: 'x', max_iterations: value } });
@@ -64,6 +72,9 @@ describe('hostile input across every route', () => {
       list.push({ method: 'GET', path: `/api/v1/tasks?limit=${value}` });
       list.push({ method: 'GET', path: `/api/v1/tasks/${taskId}/events?limit=${value}` });
       list.push({ method: 'PUT', path: `/api/v1/tasks/${taskId}/budget`, body: { token_budget: value === 3.5 ? 3.5 : -Math.abs(value) } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, max_budget_per_run_usd: value === 3.5 ? 1e308 : -Math.abs(value) } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, timeout_seconds: value } });
+      list.push({ method: 'GET', path: `/api/v1/schedules?page_size=${value}` });
     }
     for (const body of [[], 'query', 42, null, { query: ['x'] }, { query: { $ne: null } }, { query: 'x', context: [] }, { query: 'x', context: { prompt_params: 'no' } },
       { query: 'x', enable_verification: 'yes' }, { query: 'x'.repeat(200_001) }]) {
@@ -96,6 +107,9 @@ describe('hostile input across every route', () => {
       list.push({ method: 'PATCH', path: `/api/v1/sessions/${sessionId}`, body: { title: bad } });
       list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: bad }] } });
       list.push({ method: 'POST', path: '/v1/chat/completions', body: { messages: [{ role: 'system', content: bad }, { role: 'user', content: 'x' }] } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, name: bad } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, task_query: bad } });
+      list.push({ method: 'POST', path: '/api/v1/schedules', body: { ...schedule, task_context: { note: bad } } });
     }
     list.push({ method: 'GET', path: '/api/v1/tasks?session_id=a%00b' }, { method: 'GET', path: '/api/v1/sessions/a%00b' });
     list.push({ method: 'POST', path: '/api/v1/tasks', raw: `{"query":"x","context":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
 import WebSocket from 'ws';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
-import { useGateway, waitForTask } from '../helpers/gateway.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 
@@ -25,6 +26,7 @@ describe('isolation between users and tenants', () => {
   let carol: Account;
   let taskId: string;
   let sessionUuid: string;
+  let scheduleId: string;
   const sessionId = 'alice-private-session';
 
   before(async () => {
@@ -34,6 +36,9 @@ describe('isolation between users and tenants', () => {
     const task = await gateway().request('POST', '/api/v1/tasks', { query: 'alice secret plans', session_id: sessionId, context: { mock_delay_ms: 30_000 } }, withKey(alice));
     taskId = task.body.task_id;
     sessionUuid = (await gateway().sql.query('select session_id from tasks where id = $1', [taskId])).rows[0].session_id;
+    const schedule = await gateway().request('POST', '/api/v1/schedules', { name: 'alice secret plans', cron_expression: '0 8 * * *', task_query: 'alice secret plans' }, withKey(alice));
+    assert.equal(schedule.status, 201, schedule.text);
+    scheduleId = schedule.body.schedule_id;
   });
 
   const probes = (): Probe[] => [
@@ -51,6 +56,13 @@ describe('isolation between users and tenants', () => {
     { name: 'session delete', method: 'DELETE', path: `/api/v1/sessions/${sessionUuid}`, changes: true },
     { name: 'pause', method: 'POST', path: `/api/v1/tasks/${taskId}/pause`, changes: true },
     { name: 'cancel', method: 'POST', path: `/api/v1/tasks/${taskId}/cancel`, changes: true },
+    // Schedules are isolated per user as well as per tenant (spec 4.7): another member's is not found either.
+    { name: 'schedule', method: 'GET', path: `/api/v1/schedules/${scheduleId}`, sameTenant: 404 },
+    { name: 'schedule runs', method: 'GET', path: `/api/v1/schedules/${scheduleId}/runs`, sameTenant: 404 },
+    { name: 'schedule update', method: 'PUT', path: `/api/v1/schedules/${scheduleId}`, body: { name: 'hijacked' }, changes: true, sameTenant: 404 },
+    { name: 'schedule pause', method: 'POST', path: `/api/v1/schedules/${scheduleId}/pause`, changes: true, sameTenant: 404 },
+    { name: 'schedule resume', method: 'POST', path: `/api/v1/schedules/${scheduleId}/resume`, changes: true, sameTenant: 404 },
+    { name: 'schedule delete', method: 'DELETE', path: `/api/v1/schedules/${scheduleId}`, changes: true, sameTenant: 404 },
   ];
 
   it('another tenant (404) and another member of the same tenant (403) can neither read nor change the owner\'s things', async () => {
@@ -69,6 +81,8 @@ describe('isolation between users and tenants', () => {
       assert.equal(bySession.body.total_count, 0);
       const sessions = await gateway().request('GET', '/api/v1/sessions', undefined, withKey(intruder));
       assert.ok(!sessions.text.includes(sessionUuid), 'session lists show only the caller\'s sessions');
+      const schedules = await gateway().request('GET', '/api/v1/schedules', undefined, withKey(intruder));
+      assert.equal(schedules.body.total, 0, 'schedule lists show only the caller\'s schedules');
     }
     const state = await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`, undefined, withKey(alice));
     assert.deepEqual([state.body.is_paused, state.body.is_cancelled], [false, false], 'nothing was changed');
@@ -77,6 +91,8 @@ describe('isolation between users and tenants', () => {
     const session = await gateway().sql.query('select deleted_at, title from sessions where id = $1', [sessionUuid]);
     assert.equal(session.rows[0].deleted_at, null);
     assert.notEqual(session.rows[0].title, 'hijacked');
+    const schedule = await gateway().sql.query('select name, status, deleted_at from schedules where id = $1', [scheduleId]);
+    assert.deepEqual(schedule.rows[0], { name: 'alice secret plans', status: 'ACTIVE', deleted_at: null });
   });
 
   it('the owner can do all of it (so the refusals above are not missing routes)', async () => {
@@ -159,5 +175,43 @@ describe('isolation between users and tenants', () => {
     assert.match(overPlan.body.error, /must not exceed 60/);
     const within = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'slow', rate_limit_per_minute: 10 }, withKey(fresh));
     assert.equal(within.status, 201, within.text);
+  });
+
+  it('a schedule runs as its owner: their task and tenant, their rate limit (a run over it waits), and none once they left the tenant', async () => {
+    const dora = await registerAccount(gateway(), 'dora');
+    const created = await gateway().request('POST', '/api/v1/schedules', { name: 'dora daily', cron_expression: '0 6 * * *', task_query: 'dora report' }, withKey(dora));
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.schedule_id;
+    const runsOf = async () => (await gateway().request('GET', `/api/v1/schedules/${id}/runs`, undefined, withKey(dora))).body.runs;
+    const makeDue = () => gateway().sql.query('update schedules set next_run_at = now() where id = $1', [id]);
+
+    // Dora's own minute is used up: the run waits for it instead of going over. (Her key keeps a limit of its
+    // own, so that this test's calls with it go through.)
+    await gateway().sql.query('update tenants set rate_limit_per_minute = 2 where id = $1', [dora.tenantId]);
+    await gateway().sql.query('update api_keys set rate_limit_per_minute = 1000 where user_id = $1', [dora.userId]);
+    await gateway().sql.query(`insert into rate_limit_windows (key, window_start, count) values ($1, floor(extract(epoch from now()) / 60) * 60, 2)
+      on conflict (key, window_start) do update set count = 2`, [`rate:user:${dora.userId}`]);
+    await makeDue();
+    await sleep(2500);
+    assert.deepEqual(await runsOf(), [], 'no run while the owner is over their rate limit');
+    await gateway().sql.query('delete from rate_limit_windows where key = $1', [`rate:user:${dora.userId}`]);
+    const [run] = await waitFor('the run once the minute is over', async () => ((await runsOf()).length > 0 ? runsOf() : undefined));
+    const { rows: [task] } = await gateway().sql.query('select user_id, tenant_id from tasks where id = $1', [run.workflow_id]);
+    assert.deepEqual(task, { user_id: dora.userId, tenant_id: dora.tenantId });
+    assert.equal((await waitForTask(gateway(), run.workflow_id, 20_000, withKey(dora))).status, 'TASK_STATUS_COMPLETED');
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${run.workflow_id}`, undefined, withKey(alice))).status, 404);
+    const { rows: [window] } = await gateway().sql.query('select count from rate_limit_windows where key = $1', [`rate:user:${dora.userId}`]);
+    assert.equal(window.count, 1, 'the run counted as one request of its owner');
+
+    // Dora is deactivated: her schedule does not run as her any more; it pauses, saying why.
+    await gateway().sql.query('update users set is_active = false where id = $1', [dora.userId]);
+    await makeDue();
+    const paused = await waitFor('the schedule to pause', async () => {
+      const { rows: [row] } = await gateway().sql.query('select status, pause_reason from schedules where id = $1', [id]);
+      return row.status === 'PAUSED' ? row : undefined;
+    });
+    assert.equal(paused.pause_reason, 'Auto-paused: its owner is no longer an active member of the tenant');
+    const { rows } = await gateway().sql.query('select task_id, skip_reason from schedule_runs where schedule_id = $1 order by scheduled_for', [id]);
+    assert.deepEqual(rows.map((row) => [row.task_id === null, row.skip_reason]), [[false, null], [true, 'refused: its owner is no longer an active member of the tenant']]);
   });
 });

@@ -52,6 +52,23 @@ describe('policy engine in enforce mode', () => {
     assert.deepEqual([Number(stored.rows[0].task), Number(stored.rows[0].session)], [4000, 4000]);
     await gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/cancel`);
   });
+  it('holds schedules to it: one whose task it forbids is a 403 at creation, and a run it forbids later is skipped, saying why', async () => {
+    const refused = await gateway().request('POST', '/api/v1/schedules', { name: 'large', cron_expression: '0 7 * * *', task_query: 'x', task_context: { model_tier: 'large' } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.error, /^Policy denied: .*model mock-large is not allowed/);
+    const created = await gateway().request('POST', '/api/v1/schedules', { name: 'medium', cron_expression: '0 7 * * *', task_query: 'x', task_context: { model_tier: 'medium' } });
+    assert.equal(created.status, 201, created.text);
+    // The policy tightened after the schedule was made (as if the file had changed): its run is refused.
+    await gateway().sql.query(`update schedules set task_context = '{"model_tier": "large"}', next_run_at = now() where id = $1`, [created.body.schedule_id]);
+    const [run] = await waitFor('the refused run', async () => {
+      const runs = (await gateway().request('GET', `/api/v1/schedules/${created.body.schedule_id}/runs`)).body.runs;
+      return runs.length > 0 ? runs : undefined;
+    });
+    assert.equal(run.status, 'SKIPPED');
+    assert.match(run.error_message, /^refused: Policy denied: .*model mock-large is not allowed/);
+    const { rows } = await gateway().sql.query('select status, total_runs from schedules where id = $1', [created.body.schedule_id]);
+    assert.deepEqual(rows[0], { status: 'ACTIVE', total_runs: 0 });
+  });
 });
 
 describe('policy engine in dry-run mode', () => {
