@@ -101,7 +101,7 @@ export function planOccurrences(cron: Cron, due: Date, now: Date, catchUpMs: num
   for (let at = cron.nextRun(due); at && at <= now && passed.length < MAX_MISSED_OCCURRENCES; at = cron.nextRun(at)) passed.push(at);
   const latest = passed.at(-1)!;
   const run = now.getTime() - latest.getTime() <= catchUpMs ? latest : undefined;
-  const missed = `missed: no process was there to start it within ${Math.round(catchUpMs / 1000)} s of its time (SCHEDULE_CATCHUP_SECONDS)`;
+  const missed = `missed: no process could start it within ${Math.round(catchUpMs / 1000)} s of its time (SCHEDULE_CATCHUP_SECONDS)`;
   const skipped = passed.filter((at) => at !== run).map((at) => ({
     at,
     reason: run && now.getTime() - at.getTime() <= catchUpMs ? `superseded by the run of ${run.toISOString()}` : missed,

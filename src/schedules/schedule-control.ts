@@ -22,7 +22,8 @@ export async function resumeSchedule(deps: Deps, caller: Caller, id: string, rea
   const schedule = await findOwnedSchedule(deps.db, caller, id);
   if (schedule.status === 'ACTIVE') return { message: 'Schedule is already active', next_run_at: schedule.next_run_at?.toISOString() ?? null };
   const nextRunAt = compileExpression(schedule.cron_expression, schedule.timezone).nextRun(new Date());
-  await updateOwnedSchedule(deps.db, caller, id, { status: 'ACTIVE', paused_at: null, pause_reason: null, next_run_at: nextRunAt });
+  const resumed = await updateOwnedSchedule(deps.db, caller, id, { status: 'ACTIVE', paused_at: null, pause_reason: null, next_run_at: nextRunAt });
+  if (!resumed) throw notFound('Schedule not found');
   deps.logger.info({ schedule_id: id, reason }, 'schedule resumed');
   return { message: 'Schedule resumed', next_run_at: nextRunAt?.toISOString() ?? null };
 }

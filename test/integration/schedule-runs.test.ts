@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { startOwnPostgres } from '../helpers/own-postgres.ts';
 
 /** Per-minute schedules are allowed here, and due runs are looked for ten times a second. */
 const env = { SCHEDULE_MIN_INTERVAL_MINS: '1', SCHEDULE_POLL_INTERVAL_MS: '100', SCHEDULE_CATCHUP_SECONDS: '150', DEFAULT_TASK_MODE: 'auto' };
@@ -92,6 +93,16 @@ describe('schedule runs', () => {
     await gateway().request('POST', `/api/v1/schedules/${id}/pause`);
   });
 
+  it('a budget too small for any model call: the run fails without calling a model, and the schedule pauses', async () => {
+    const id = await createSchedule(gateway(), { max_budget_per_run_usd: 0.0000001 });
+    await makeDue(gateway(), id);
+    const [run] = await waitForRuns(gateway(), id, 1);
+    assert.equal(run.status, 'FAILED', JSON.stringify(run));
+    assert.match(run.error_message, /^run cost budget exhausted: \$0\.000000 of \$1e-7 used/);
+    assert.deepEqual([run.total_tokens, run.total_cost_usd], [0, 0]);
+    assert.equal((await schedule(gateway(), id)).status, 'PAUSED');
+  });
+
   it('a run out of a token budget fails rather than waiting for someone to raise it, and its schedule pauses, naming the budget', async () => {
     const id = await createSchedule(gateway(), { task_context: { token_budget: 20 } });
     await makeDue(gateway(), id);
@@ -147,7 +158,7 @@ describe('schedule runs across a crash', () => {
     assert.ok(skipped.every((run) => run.workflow_id === '' && run.total_tokens === 0));
     for (const run of skipped) {
       const late = startedAt - Date.parse(run.scheduled_for);
-      assert.match(run.error_message, late > 150_000 ? /^missed: no process was there to start it within 150 s/ : /^(superseded by the run of|missed)/);
+      assert.match(run.error_message, late > 150_000 ? /^missed: no process could start it within 150 s/ : /^(superseded by the run of|missed)/);
     }
     assert.ok(skipped.some((run) => run.error_message.startsWith('missed')));
     const { rows } = await gateway.sql.query('select count(*)::int as count from tasks where schedule_id = $1', [id]);
@@ -155,5 +166,21 @@ describe('schedule runs across a crash', () => {
     const after = await schedule(gateway, id);
     assert.equal(after.total_runs, 1);
     assert.ok(Date.parse(after.next_run_at) > startedAt);
+  });
+
+  it('the database down when a run falls due: the server stays up, and the run starts once when the database is back', { timeout: 120_000 }, async (t) => {
+    const postgres = await startOwnPostgres(t);
+    const gateway = await startGateway(t, { databaseUrl: postgres.url, env: { ...env, DB_CONNECT_TIMEOUT_MS: '1000' } });
+    const id = await createSchedule(gateway, {});
+    await gateway.sql.query(`update schedules set next_run_at = now() + interval '1 second' where id = $1`, [id]);
+    await postgres.stop();
+    await sleep(4_000);
+    assert.ok(gateway.isRunning(), `the server stays up:\n${gateway.output()}`);
+    await postgres.start();
+    const [run] = await waitForRuns(gateway, id, 1);
+    assert.equal(run.status, 'COMPLETED');
+    await sleep(1_000);
+    assert.equal((await runs(gateway, id)).length, 1, 'started once');
+    assert.equal((await schedule(gateway, id)).total_runs, 1);
   });
 });

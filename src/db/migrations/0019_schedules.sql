@@ -12,7 +12,7 @@ CREATE TABLE schedules (
   timezone               text NOT NULL,
   task_query             text NOT NULL,
   task_context           jsonb NOT NULL DEFAULT '{}',
-  max_budget_per_run_usd numeric(12, 6) NOT NULL,
+  max_budget_per_run_usd numeric NOT NULL,
   timeout_seconds        integer NOT NULL,
   status                 text NOT NULL CHECK (status IN ('ACTIVE', 'PAUSED')),
   paused_at              timestamptz,
@@ -43,9 +43,9 @@ CREATE TABLE schedule_runs (
 
 -- A scheduled run is a task of its schedule, with the schedule's budget per run in USD.
 ALTER TABLE tasks ADD COLUMN schedule_id uuid REFERENCES schedules(id);
-ALTER TABLE tasks ADD COLUMN cost_budget_usd numeric(12, 6);
+ALTER TABLE tasks ADD COLUMN cost_budget_usd numeric;
 -- A call in flight sets aside its largest possible cost, as it sets aside tokens.
-ALTER TABLE token_reservations ADD COLUMN cost_usd numeric(16, 10) NOT NULL DEFAULT 0;
+ALTER TABLE token_reservations ADD COLUMN cost_usd numeric NOT NULL DEFAULT 0;
 
 -- Counters follow the runs' tasks, whichever path ends them (the workflow, a cancel while queued, an expired
 -- approval): in the transaction that ends the task, under the task's row lock and then the schedule's.
