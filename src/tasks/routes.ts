@@ -15,7 +15,6 @@ import {
 import { ErrorBody } from '../http/error-body.ts';
 import { getTimeline } from './timeline.ts';
 
-
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody };
 
 export async function taskRoutes(app: App, deps: Deps) {
