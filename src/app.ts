@@ -97,7 +97,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     ? { key: credentialKey(caller), tenantId: caller.tenantId, apiKeyId: caller.apiKeyId }
     : undefined));
   installIdempotency(app, {
-    db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.stopping, events: deps.events,
+    db: deps.db, ttlSeconds: deps.config.idempotencyTtlSeconds, claimTimeoutSeconds: deps.config.idempotencyClaimTimeoutSeconds, stopping: deps.handingOver, events: deps.events,
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 

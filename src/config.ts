@@ -28,7 +28,9 @@ const EnvSchema = Type.Object({
   IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
   SESSION_TOKEN_BUDGET: Type.Integer({ minimum: 1, default: 1_000_000 }),
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
-  EXECUTOR_ID: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'local' }),
+  EXECUTOR_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' })),
+  EXECUTOR_DEAD_AFTER_SECONDS: Type.Integer({ minimum: 3, maximum: 3600, default: 30 }),
+  SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 25 }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
@@ -147,8 +149,12 @@ export interface Config {
   idempotencyClaimTimeoutSeconds: number;
   sessionTokenBudget: number;
   sessionTtlDays: number;
-  /** DBOS executor id: must be unique and stable per process when several share one database. */
-  executorId: string;
+  /** The engine's executor id this process asks for; unset, it takes `<host>-<n>`, the first one no live process holds. */
+  executorId: string | undefined;
+  /** A process whose heartbeat is this old is dead: a surviving worker hands its workflows to the others. */
+  executorDeadAfterSeconds: number;
+  /** On SIGTERM/SIGINT, the workflows running here may finish for this long before they are handed to other workers. */
+  shutdownGraceSeconds: number;
   modelsConfigPath: string;
   /** MCP servers whose tools join the registry; a missing file means none. */
   mcpConfigPath: string;
@@ -298,6 +304,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     sessionTokenBudget: values.SESSION_TOKEN_BUDGET,
     sessionTtlDays: values.SESSION_TTL_DAYS,
     executorId: values.EXECUTOR_ID,
+    executorDeadAfterSeconds: values.EXECUTOR_DEAD_AFTER_SECONDS,
+    shutdownGraceSeconds: values.SHUTDOWN_GRACE_SECONDS,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
     mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),

@@ -26,8 +26,16 @@ export interface Deps {
   events: EventHub;
   /** Event appends outside a task state change, written together with other tasks' (group commit). */
   appends: GroupCommitter;
-  /** Aborted when the process begins to shut down: streams and long waits end, interrupted workflows record nothing. */
+  /**
+   * Aborted when the process begins to shut down: it takes no new work (readiness answers 503, new tasks go to
+   * the queue), and native event streams end with a frame naming where to resume.
+   */
   stopping: AbortSignal;
+  /**
+   * Aborted when the drain ends (SHUTDOWN_GRACE_SECONDS): the workflows still running here are handed to other
+   * workers, their model calls are aborted and they record nothing; waits that cannot resume elsewhere end.
+   */
+  handingOver: AbortSignal;
   /** `ok`, or what is wrong with the database this process supervises (the embedded server restarting or failing). */
   databaseHealth(): string;
   /** Concurrent streams per credential in this process, shared by every kind of stream. */

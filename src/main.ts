@@ -13,13 +13,15 @@ import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
 import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
-import { connectDatabase } from './db/connect.ts';
+import { connectDatabase, type DatabaseConnection } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
 import type { Deps } from './deps.ts';
-import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
+import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
+import { claimExecutorId, markStopped, renewLease, type ExecutorIdentity } from './engine/executors.ts';
+import { handOverWorkflows, recoverDeadExecutors } from './tasks/hand-over-workflows.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
@@ -34,8 +36,10 @@ import { loadTemplateRegistry } from './workflows/modes/template/template-regist
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
 const TITLE_SWEEP_INTERVAL_MS = 5_000;
-/** Shutdown must finish within this; it ends streams and waits for nothing long, so it takes well under. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** After the drain (SHUTDOWN_GRACE_SECONDS), handing work back and closing everything must take no longer than this. */
+const SHUTDOWN_CLEANUP_MS = 10_000;
+/** The exit status of a process that found its identity taken over (see keepLease). */
+const EXIT_FENCED = 75;
 const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
 const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|worker]';
 
@@ -84,15 +88,19 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
+  const identity = await claimIdentity(connection, config);
+  logger.info({ executor_id: identity.id }, 'executor identity claimed');
   const events = await createEventHub(connection.url, logger);
   const stopping = new AbortController();
+  const handingOver = new AbortController();
   let taskWorkflow: TaskWorkflow | undefined;
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
-  const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow! });
+  const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
   const deps: Deps = {
     config, db: connection.db, models, tools, templates, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
+    handingOver: handingOver.signal,
     databaseHealth: connection.health,
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
@@ -101,11 +109,13 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({
     databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
-    executorId: config.executorId, poolSize: config.enginePoolSize, logger,
+    executorId: identity.id, poolSize: config.enginePoolSize, logger,
   });
 
   await adoptUnpartitionedWorkflows(deps);
   await requeueOrphanedTasks(deps, 0);
+  const leaseMs = heartbeatIntervalMs(config);
+  const heartbeat = every(leaseMs, () => keepLease(deps, identity), 'executor heartbeat', logger);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkReleasedTasks(deps), 'unpark sweep', logger, { now: true }),
@@ -116,6 +126,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     ...(config.role === 'gateway' ? [] : [
       every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true }),
       every(config.schedules.pollIntervalMs, () => fireDueSchedules(deps), 'schedule runs', logger, { now: true }),
+      every(leaseMs, () => recoverDeadExecutors(deps, identity.id), 'dead executor recovery', logger, { now: true }),
     ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
   ];
@@ -127,11 +138,19 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     backgroundErrors.inc({ source: 'unhandled_rejection' });
     logger.error({ err: reason }, 'unhandled rejection in background work; carrying on');
   });
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
+  closeWithGrace({ delay: config.shutdownGraceSeconds * 1000 + SHUTDOWN_CLEANUP_MS, logger, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
-    else logger.info({ signal }, 'shutting down');
+    else logger.info({ signal, grace_seconds: config.shutdownGraceSeconds }, 'shutting down: draining');
+    // Drain: no new work here (readiness 503, new tasks to the queue, nothing dequeued), native streams end
+    // naming their resume point, and the workflows running here may finish within the grace period.
     stopping.abort();
     for (const timer of timers) clearInterval(timer);
+    await drainEngine(config.shutdownGraceSeconds * 1000);
+    // Then the rest is handed to the other workers at once, rather than after EXECUTOR_DEAD_AFTER_SECONDS.
+    handingOver.abort(new Error('this process is shutting down; the task continues on another worker'));
+    await handOverWorkflows(deps, identity.id, identity.id, 'shutdown').catch((error: unknown) => logger.error({ err: error }, 'hand-over failed; the workflows are recovered once this executor counts as dead'));
+    await markStopped(connection.db, identity).catch((error: unknown) => logger.error({ err: error }, 'executor identity not released'));
+    clearInterval(heartbeat);
     await app?.close();
     await shutdownEngine();
     await mcp.close();
@@ -142,6 +161,30 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
   logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
+}
+
+/** Claims the executor identity; a refusal (a live process holds the requested id) ends start-up with its reason. */
+async function claimIdentity(connection: DatabaseConnection, config: Readonly<Config>): Promise<ExecutorIdentity> {
+  try {
+    return await claimExecutorId(connection.db, config.executorId, config.role, config.executorDeadAfterSeconds);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
+
+/** Renews the lease a few times per EXECUTOR_DEAD_AFTER_SECONDS, so one late beat never makes a process look dead. */
+const heartbeatIntervalMs = (config: Readonly<Config>) => Math.max(500, Math.floor((config.executorDeadAfterSeconds * 1000) / 6));
+
+/**
+ * Renews this process's lease. A process that finds its lease gone was taken for dead (it was frozen, or cut off
+ * from the database) and its workflows were handed to other workers: it exits at once, so that nothing it was
+ * running goes on a second time beside them. A supervisor starts it again with a fresh lease.
+ */
+async function keepLease(deps: Deps, identity: ExecutorIdentity): Promise<void> {
+  if (await renewLease(deps.db, identity)) return;
+  deps.logger.fatal({ executor_id: identity.id }, 'this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice');
+  process.exit(EXIT_FENCED);
 }
 
 /**

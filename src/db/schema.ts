@@ -285,6 +285,20 @@ export interface SessionFilesTable {
   updated_at: Timestamp;
 }
 
+/** One process identity (migration 0020): its lease, and who took over its work when it lapsed. */
+export interface ExecutorsTable {
+  id: string;
+  hostname: string;
+  pid: number;
+  role: string;
+  started_at: Timestamp;
+  heartbeat_at: Timestamp;
+  stopped_at: Timestamp | null;
+  recovered_by: string | null;
+  recovered_at: Timestamp | null;
+  recovered_workflows: Generated<number>;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -307,6 +321,7 @@ export interface Database {
   session_files: SessionFilesTable;
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
+  executors: ExecutorsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

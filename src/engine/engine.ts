@@ -1,14 +1,19 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk';
+import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
+import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
+/** The engine's process-private queue, where it puts the workflows it recovers that no queue started. */
+export const INTERNAL_QUEUE = INTERNAL_QUEUE_NAME;
 
 /**
  * Fixed so that a restart on edited code still recovers the tasks in flight: left unset, DBOS derives
  * it from a hash of the workflow code and would leave earlier workflows unrecovered (STYLE.md §6).
  */
-const APPLICATION_VERSION = 'agentgate-1';
+export const APPLICATION_VERSION = 'agentgate-1';
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -65,6 +70,26 @@ export async function shutdownEngine(): Promise<void> {
   if (DBOS.isInitialized()) await DBOS.shutdown();
 }
 
+/**
+ * The first half of a graceful shutdown: the process takes no more workflows from the queues, and the ones
+ * running here may finish for up to `graceMs`. Those still running afterwards are handed back by the caller.
+ */
+export async function drainEngine(graceMs: number): Promise<void> {
+  const executor = DBOSExecutor.globalInstance;
+  if (!executor || !DBOS.isInitialized()) return;
+  await executor.deactivateEventReceivers();
+  await executor.awaitRunningWorkflows(graceMs);
+}
+
+/**
+ * True for the engine's sign that this execution of a workflow no longer owns it: another worker took it over
+ * (its executor was found dead, or this process handed it back at shutdown). Such an execution must write
+ * nothing more: the new owner runs the workflow and records its outcome.
+ */
+export function isDisplaced(error: unknown): boolean {
+  return error instanceof DBOSWorkflowConflictError || (error instanceof Error && error.name === 'DBOSWorkflowConflictError');
+}
+
 export async function isEngineHealthy(): Promise<boolean> {
   if (!DBOS.isInitialized()) return false;
   await DBOS.listQueues();
@@ -107,6 +132,8 @@ export function workerLanes(role: ProcessRole, workerConcurrency: number, tenant
 export interface TaskStarterOptions {
   /** Empty (no workers) in a process that only enqueues. */
   directLane: WorkerLane;
+  /** Aborted when the process drains for shutdown: from then on tasks go to the queue, for other workers. */
+  stopping: AbortSignal;
   /** The registered task workflow (registered after the starter is built, as the engine's deps need both). */
   workflow: () => TaskWorkflow;
 }
@@ -120,7 +147,8 @@ export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
   const enqueueTask = async (taskId: string, tenantId: string) => {
     await DBOS.startWorkflow(options.workflow(), { workflowID: taskId, queueName: TASK_QUEUE, enqueueOptions: { queuePartitionKey: tenantId } })(taskId, TASK_WORKFLOW_SHAPE);
   };
-  const hasRoomFor = (tenantId: string) => direct < directLane.workers && (directByTenant.get(tenantId) ?? 0) < directLane.perTenant;
+  const hasRoomFor = (tenantId: string) => !options.stopping.aborted
+    && direct < directLane.workers && (directByTenant.get(tenantId) ?? 0) < directLane.perTenant;
   const countDirect = (tenantId: string, change: number) => {
     direct += change;
     const count = (directByTenant.get(tenantId) ?? 0) + change;
@@ -174,9 +202,16 @@ export function currentStepId(): number {
   return DBOS.stepID ?? 0;
 }
 
-/** Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it. */
+/**
+ * Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it.
+ * A step starts only while this execution still owns its workflow: one displaced by another worker stops at
+ * its next step (isDisplaced) instead of calling a model a second time; the engine checks again on recording.
+ */
 export function runDurableStep<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return DBOS.runStep(work, { name });
+  return DBOS.runStep(async () => {
+    await assertStillOwnsWorkflow(DBOS.workflowID!);
+    return work();
+  }, { name });
 }
 
 /** Registers a durable workflow under `name`; every workflow must be registered before the engine launches. */

@@ -17,6 +17,8 @@ export interface SseOptions {
   pingComment?: string;
   /** Aborted when the server shuts down: the stream ends and the client reconnects with its last event id. */
   stopping?: AbortSignal;
+  /** The last frame at shutdown, naming where to resume (a native stream; the OpenAI format cannot resume). */
+  shutdownFrame?: () => SseFrame;
 }
 
 export interface SseStream {
@@ -56,6 +58,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   // At shutdown the connection ends too: the server waits for every socket to close, and a kept-alive one
   // would hold the shutdown until its keep-alive timeout.
   const onShutdown = () => {
+    if (options.shutdownFrame) write(formatFrame(options.shutdownFrame()));
     write(': server shutting down; reconnect with Last-Event-ID\n\n');
     stop();
     if (!raw.writableEnded) raw.end();

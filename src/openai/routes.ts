@@ -70,8 +70,8 @@ export async function openAiRoutes(app: App, deps: Deps) {
       }
       // The answer may take up to the completion timeout (spec 8: 35 minutes) with nothing to send meanwhile.
       request.raw.socket.setTimeout(0);
-      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.stopping);
-      if (deps.stopping.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
+      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
+      if (deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
       const completion = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
       await rememberAnswer(completion.choices[0].message.content);

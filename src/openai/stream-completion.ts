@@ -32,7 +32,7 @@ interface StreamOptions {
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const sse = openSse(request, reply, {
-    pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes, stopping: deps.stopping,
+    pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes, stopping: deps.handingOver,
   });
   const chunk = createChunker(options.model);
   let streamedAnswer = false;

@@ -57,6 +57,8 @@ export async function probeRoutes(app: App, deps: Deps) {
 }
 
 async function readinessChecks(deps: Deps): Promise<Record<string, string>> {
+  // From the first moment of a shutdown, load balancers are to send new work elsewhere.
+  if (deps.stopping.aborted) return { shutdown: 'failing: shutting down; draining the work in flight' };
   const [database, engine] = await Promise.all([
     probe(async () => { await sql`select 1`.execute(deps.db); }),
     probe(async () => { if (!await isEngineHealthy()) throw new Error('not launched'); }),

@@ -4,17 +4,24 @@ import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse } from '../events/sse.ts';
 import { toSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
+import { shutdownNotice } from './shutdown-notice.ts';
 import type { StreamPlan } from './prepare-stream.ts';
 import type { StreamLease } from './stream-slots.ts';
 
 export async function serveSseStream(deps: Deps, request: FastifyRequest, reply: FastifyReply, plan: StreamPlan, lease: StreamLease): Promise<void> {
   const { streams } = deps.config;
-  const sse = openSse(request, reply, { pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes, stopping: deps.stopping });
+  let resumeFrom = String(plan.afterSeq);
+  const sse = openSse(request, reply, {
+    pingIntervalMs: streams.pingIntervalMs, bufferLimitBytes: streams.bufferLimitBytes, stopping: deps.stopping,
+    // The id line keeps a browser's EventSource on the same resume point when it reconnects.
+    shutdownFrame: () => ({ id: resumeFrom, event: 'error', data: JSON.stringify(shutdownNotice(plan.taskId, resumeFrom)) }),
+  });
   const idle = createInactivityTimer(streams.inactivityTimeoutMs, AbortSignal.any([sse.signal, lease.revoked]));
   try {
     sse.comment(`connected to workflow ${plan.taskId}`);
     for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
       idle.touch();
+      resumeFrom = event.stream_id;
       if (await sse.send(toSseFrame(event))) continue;
       // Too far behind: end with an error the client can act on instead of buffering without bound.
       await sse.send({ event: 'error', data: JSON.stringify({

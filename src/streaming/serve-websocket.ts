@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws';
 import type { Deps } from '../deps.ts';
 import { followTaskEvents } from '../events/follow-events.ts';
 import { createInactivityTimer } from './inactivity.ts';
+import { shutdownNotice } from './shutdown-notice.ts';
 import type { StreamPlan } from './prepare-stream.ts';
 import type { StreamLease } from './stream-slots.ts';
 
@@ -19,8 +20,13 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     socket.ping();
   }, PING_INTERVAL_MS);
   socket.on('pong', () => { alive = true; });
-  const onShutdown = () => socket.close(1012, 'server restarting; reconnect with last_event_id');
+  let resumeFrom = String(plan.afterSeq);
+  const onShutdown = () => {
+    socket.send(JSON.stringify(shutdownNotice(plan.taskId, resumeFrom)));
+    socket.close(1012, `server restarting; reconnect with last_event_id=${resumeFrom}`);
+  };
   deps.stopping.addEventListener('abort', onShutdown, { once: true });
+  if (deps.stopping.aborted) onShutdown();
   socket.on('close', () => closed.abort());
   socket.on('error', () => closed.abort());
   // Clients may send anything (e.g. keepalives); the stream is one-way, so messages are ignored.
@@ -34,6 +40,7 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
         break;
       }
       socket.send(JSON.stringify(event));
+      resumeFrom = event.stream_id;
     }
     if (lease.revoked.aborted) {
       socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, code: 'credential_revoked', message: lease.revoked.reason }));

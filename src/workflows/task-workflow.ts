@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
+import { isDisplaced, registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { answerAtOnce } from './modes/answer-at-once.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
 import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
@@ -66,14 +66,17 @@ async function runToEnd(deps: Deps, task: TaskSnapshot, produce: () => Promise<T
 
 async function endWithError(deps: Deps, taskId: string, error: unknown): Promise<'ended' | 'parked'> {
   if (TaskParkedError.isInstance(error)) return 'parked';
-  if (deps.stopping.aborted) return haltForShutdown();
+  // Another worker owns the workflow now: it runs the task and records how it ends; this execution writes nothing.
+  if (isDisplaced(error)) throw error;
+  if (deps.handingOver.aborted) return haltForShutdown();
   await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
   return 'ended';
 }
 
 /**
- * An error while the process shuts down comes from the shutdown itself (the engine and pools closing under
- * the step), not from the task: record nothing and never settle, so the next start recovers the workflow.
+ * An error once the process hands its workflows back at shutdown comes from the shutdown itself (the model call
+ * aborted, the engine and pools closing under the step), not from the task: record nothing and never settle; the
+ * worker that takes the workflow over runs it on.
  */
 function haltForShutdown(): Promise<never> {
   return new Promise(() => {});

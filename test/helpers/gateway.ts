@@ -27,6 +27,10 @@ export interface Gateway {
   requestRaw(method: string, path: string, body: string, headers?: Record<string, string>): Promise<HttpAnswer>;
   /** Sends the signal and waits for the process to exit; resolves with how it exited. */
   kill(signal?: NodeJS.Signals): Promise<ExitInfo>;
+  /** Sends a signal and returns at once (SIGSTOP and SIGCONT freeze and thaw the process). */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process exits, however that comes about. */
+  exited(): Promise<ExitInfo>;
   restart(): Promise<void>;
   /** False once the server process has exited, whatever the reason. */
   isRunning(): boolean;
@@ -81,7 +85,9 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,
         // Tests that do not name a mode get the one-agent answer they were written for; planning tests set `auto`.
-        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', ...poolSizesFromEnvironment(), ...options.env,
+        // A test's end (SIGTERM) drains for at most 2 s, not the default 25: shutdown tests set their own.
+        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', SHUTDOWN_GRACE_SECONDS: '2',
+        ...poolSizesFromEnvironment(), ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -89,6 +95,8 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     started.stdout!.on('data', (chunk) => { log += chunk; });
     started.stderr!.on('data', (chunk) => { log += chunk; });
     url = await waitForListening(started, () => log);
+    // A worker-only process serves no HTTP: it has started once it says so.
+    if (url === '') return;
     port = Number(new URL(url).port);
     await waitForReady(url, started, () => log, options.readinessStatus ?? 200);
   };
@@ -122,6 +130,12 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
       body === undefined ? headers : { 'content-type': 'application/json', ...headers }),
     requestRaw: (method, requestPath, body, headers = {}) => send(method, requestPath, body, headers),
     kill,
+    signal: (signal) => { child?.kill(signal); },
+    exited: async () => {
+      const startedAt = Date.now();
+      if (child && child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+      return { code: child?.exitCode ?? null, signal: child?.signalCode ?? null, durationMs: Date.now() - startedAt };
+    },
     restart: async () => { await kill('SIGTERM'); await launch(); },
     isRunning: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     output: () => log,
@@ -152,13 +166,16 @@ async function toAnswer(response: Response): Promise<HttpAnswer> {
   return { status: response.status, headers: response.headers, body, text };
 }
 
-/** The URL the server reports once it listens (its start-up line is logged whatever the log level). */
+/**
+ * The URL the server reports once it listens (its start-up line is logged whatever the log level); empty for a
+ * worker-only process, which serves no HTTP.
+ */
 async function waitForListening(child: ChildProcess, output: () => string): Promise<string> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${output()}`);
-    const started = /"msg":"agentgate started"/.test(output()) ? /"url":"(http:\/\/[^"]+)"/.exec(output()) : null;
-    if (started) return started[1];
+    const started = /"url":(null|"(http:\/\/[^"]+)")[^\n]*"msg":"agentgate started"/.exec(output());
+    if (started) return started[2] ?? '';
     await sleep(50);
   }
   throw new Error(`gateway did not start listening after 60 s:\n${output()}`);

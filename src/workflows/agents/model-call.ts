@@ -85,13 +85,17 @@ export async function streamReservedRequest(
   }
 }
 
-/** Runs `work` with a signal that aborts as soon as the task's cancellation is requested. */
+/**
+ * Runs `work` with a signal that aborts as soon as the task's cancellation is requested, or when this process
+ * hands its workflows over at shutdown.
+ */
 export async function withCancelWatch<T>(deps: Deps, taskId: string, work: (cancel: AbortSignal) => Promise<T>): Promise<T> {
   const cancel = new AbortController();
   const stopWatching = await watchForCancel(deps, taskId, cancel);
+  const signal = AbortSignal.any([cancel.signal, deps.handingOver]);
   try {
-    cancel.signal.throwIfAborted();
-    return await work(cancel.signal);
+    signal.throwIfAborted();
+    return await work(signal);
   } finally {
     stopWatching();
   }

@@ -45,7 +45,7 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
     if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
     return failed(deps, task, stepKey, subtask, describeExhausted(outcome.budgetExhausted));
   } catch (error) {
-    if (cancel.aborted || deps.stopping.aborted || endsTheTask(error)) throw error;
+    if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, subtask, error instanceof Error ? error.message : String(error));
   }
 }

@@ -40,7 +40,7 @@ export async function runTemplateNode(deps: Deps, task: TaskSnapshot, run: NodeR
     const produced = await produce(deps, task, run, stepKey, cancel);
     return { nodeId: node.id, ok: true, ...produced };
   } catch (error) {
-    if (cancel.aborted || deps.stopping.aborted || endsTheTask(error)) throw error;
+    if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, node, error instanceof Error ? error.message : String(error));
   }
 }

@@ -1,0 +1,41 @@
+import type { Deps } from '../deps.ts';
+import { countRecovered, findDeadExecutorsWithWork, markTakenOver, requeueExecutorWorkflows } from '../engine/executors.ts';
+import { appendEvents } from '../task-state/change-task.ts';
+
+export type HandOverReason = 'executor_lost' | 'shutdown';
+
+/**
+ * Dead-worker recovery (issue 17): every executor that has pending workflows but no live process (its heartbeat
+ * lapsed for EXECUTOR_DEAD_AFTER_SECONDS, or it never registered) is fenced, and its workflows go back to the
+ * task queue for the live workers. Any number of workers may run this at once: each workflow is handed on once.
+ */
+export async function recoverDeadExecutors(deps: Deps, me: string): Promise<number> {
+  let recovered = 0;
+  for (const executorId of await findDeadExecutorsWithWork(deps.db, deps.config.executorDeadAfterSeconds)) {
+    // Never this process's own id: a process that was asleep renews its lease before it judges anyone.
+    if (executorId === me) continue;
+    await markTakenOver(deps.db, executorId, me);
+    recovered += await handOverWorkflows(deps, executorId, me, 'executor_lost');
+  }
+  return recovered;
+}
+
+/**
+ * Puts an executor's pending workflows back on the task queue and tells each task why (ERROR_RECOVERY): its
+ * executor was lost, or this process is shutting down and hands them back rather than keep them waiting.
+ */
+export async function handOverWorkflows(deps: Deps, executorId: string, by: string, reason: HandOverReason): Promise<number> {
+  const workflows = await requeueExecutorWorkflows(deps.db, executorId);
+  if (workflows.length === 0) return 0;
+  await countRecovered(deps.db, executorId, workflows.length);
+  const message = reason === 'shutdown'
+    ? `Worker ${executorId} is shutting down; the task continues on another worker`
+    : `Worker ${executorId} stopped responding; the task continues on another worker`;
+  await Promise.all(workflows.map(({ workflowId, attempts }) => appendEvents(deps, workflowId, 'workflow', [{
+    type: 'ERROR_RECOVERY', agentId: 'orchestrator', message,
+    payload: { recovery: reason, executor_id: executorId, recovered_by: by },
+    dedupeKey: `hand-over:${executorId}:${attempts}`,
+  }])));
+  deps.logger.warn({ executor_id: executorId, recovered_by: by, reason, workflows: workflows.length }, 'handed workflows to the task queue');
+  return workflows.length;
+}

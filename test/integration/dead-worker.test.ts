@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { startGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
+
+const DEAD_AFTER_SECONDS = 6;
+// Three processes share the test server's connections with the other test files running at the same time.
+const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_POOL_SIZE: '8', ENGINE_DB_POOL_SIZE: '8' };
+
+/** A gateway-only process and two workers on one Postgres. */
+async function cluster(t: Parameters<typeof startGateway>[0]) {
+  const gateway = await startGateway(t, { env, args: ['--role', 'gateway'] });
+  const workerA = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, EXECUTOR_ID: 'worker-a' }, args: ['--role', 'worker'] });
+  const workerB = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, EXECUTOR_ID: 'worker-b' }, args: ['--role', 'worker'] });
+  return { gateway, workerA, workerB };
+}
+
+async function submit(gateway: Gateway, count: number, delayMs: number): Promise<string[]> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, index) =>
+    gateway.request('POST', '/api/v1/tasks', { query: `task ${index}`, context: { mock_delay_ms: delayMs } })));
+  for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+  return answers.map((answer) => answer.body.task_id);
+}
+
+/** Tasks the engine shows running under each executor. */
+async function runningByExecutor(gateway: Gateway, taskIds: string[]): Promise<Record<string, string[]>> {
+  const { rows } = await gateway.sql.query(`select executor_id, array_agg(workflow_uuid) as ids from dbos.workflow_status
+    where workflow_uuid = any($1) and status = 'PENDING' group by executor_id`, [taskIds]);
+  return Object.fromEntries(rows.map((row) => [row.executor_id, row.ids]));
+}
+
+async function waitForAll(gateway: Gateway, taskIds: string[], timeoutMs: number): Promise<void> {
+  await waitFor('every task to finish', async () => {
+    const { rows } = await gateway.sql.query(`select count(*)::int as count from tasks where id = any($1) and status in ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT')`, [taskIds]);
+    return rows[0].count === taskIds.length ? true : undefined;
+  }, timeoutMs);
+}
+
+/** Completed exactly once: one final answer, one usage row for the one model call, one end, gap-free events. */
+async function assertEachCompletedOnce(gateway: Gateway, taskIds: string[]): Promise<void> {
+  const { rows } = await gateway.sql.query(`
+    select t.id, t.status, array_agg(e.seq order by e.seq) as seqs,
+      (select count(*)::int from usage_records u where u.task_id = t.id) as usage_rows,
+      count(*) filter (where e.type = 'LLM_OUTPUT' and e.agent_id = 'final_output')::int as answers,
+      count(*) filter (where e.type = 'WORKFLOW_COMPLETED')::int as completions,
+      count(*) filter (where e.type in ('ERROR_OCCURRED', 'STREAM_END'))::int as ends,
+      max(e.seq) filter (where e.type = 'STREAM_END') as end_seq
+    from tasks t join task_events e on e.task_id = t.id where t.id = any($1) group by t.id`, [taskIds]);
+  assert.equal(rows.length, taskIds.length);
+  for (const row of rows) {
+    assert.deepEqual([row.status, row.usage_rows, row.answers, row.completions, row.ends], ['COMPLETED', 1, 1, 1, 1], `task ${row.id}`);
+    assert.deepEqual(row.seqs, row.seqs.map((_: number, index: number) => index + 1), `gap-free events of ${row.id}`);
+    assert.equal(row.end_seq, row.seqs.at(-1), `STREAM_END is the last event of ${row.id}`);
+  }
+}
+
+test('a worker killed -9 mid-run and never restarted: its tasks complete exactly once on the other worker within EXECUTOR_DEAD_AFTER_SECONDS + 30 s; restarted later, it runs nothing twice', { timeout: 240_000 }, async (t) => {
+  const { gateway, workerA, workerB } = await cluster(t);
+  const taskIds = await submit(gateway, 100, 4_000);
+  const before = await waitFor('both workers to run tasks', async () => {
+    const running = await runningByExecutor(gateway, taskIds);
+    return (running['worker-a']?.length ?? 0) >= 10 && (running['worker-b']?.length ?? 0) >= 10 ? running : undefined;
+  });
+  const onA = before['worker-a'];
+  await workerA.kill('SIGKILL');
+  const killedAt = Date.now();
+  await waitForAll(gateway, taskIds, (DEAD_AFTER_SECONDS + 30) * 1000);
+  const takenMs = Date.now() - killedAt;
+  t.diagnostic(`${onA.length} tasks of worker A finished on worker B ${takenMs} ms after the kill`);
+  await assertEachCompletedOnce(gateway, taskIds);
+
+  const { rows: recovered } = await gateway.sql.query(`
+    select task_id, payload from task_events where type = 'ERROR_RECOVERY' and task_id = any($1)`, [taskIds]);
+  assert.deepEqual(new Set(recovered.map((row) => row.task_id)), new Set(onA), 'each of A\'s tasks shows the hand-over');
+  assert.ok(recovered.every((row) => row.payload.recovery === 'executor_lost' && row.payload.executor_id === 'worker-a' && row.payload.recovered_by === 'worker-b'));
+  const timeline = await gateway.request('GET', `/api/v1/tasks/${onA[0]}/timeline`);
+  assert.ok(timeline.body.recovery_attempts >= 1, `timeline recovery_attempts: ${timeline.body.recovery_attempts}`);
+  const { rows: [executor] } = await gateway.sql.query(`select recovered_by, recovered_workflows from executors where id = 'worker-a'`);
+  assert.deepEqual([executor.recovered_by, executor.recovered_workflows], ['worker-b', onA.length]);
+
+  // A comes back after B took its tasks over: nothing of them runs again.
+  const { rows: [counts] } = await gateway.sql.query(`select (select count(*)::int from task_events where task_id = any($1)) as events,
+    (select count(*)::int from usage_records where task_id = any($1)) as usage`, [taskIds]);
+  await workerA.restart();
+  await sleep(3_000);
+  const { rows: [after] } = await gateway.sql.query(`select (select count(*)::int from task_events where task_id = any($1)) as events,
+    (select count(*)::int from usage_records where task_id = any($1)) as usage`, [taskIds]);
+  assert.deepEqual(after, counts, 'no event and no model call after A came back');
+  assert.ok(workerB.isRunning());
+});
+
+test('a worker frozen past its lease: the other takes its tasks over, and once thawed it exits without writing anything', { timeout: 180_000 }, async (t) => {
+  const { gateway, workerA } = await cluster(t);
+  const taskIds = await submit(gateway, 20, 3_000);
+  const running = await waitFor('worker A to run tasks', async () => {
+    const byExecutor = await runningByExecutor(gateway, taskIds);
+    return (byExecutor['worker-a']?.length ?? 0) >= 3 ? byExecutor : undefined;
+  });
+  workerA.signal('SIGSTOP');
+  await waitFor('worker A\'s tasks to be taken over', async () => {
+    const { rows } = await gateway.sql.query(`select recovered_by from executors where id = 'worker-a'`);
+    return rows[0]?.recovered_by === 'worker-b' ? true : undefined;
+  }, 30_000);
+  const exited = workerA.exited();
+  workerA.signal('SIGCONT');
+  const exit = await exited;
+  assert.equal(exit.code, 75, `fenced out with its own status:\n${workerA.output()}`);
+  assert.match(workerA.output(), /this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice/);
+  await waitForAll(gateway, taskIds, 60_000);
+  await assertEachCompletedOnce(gateway, taskIds);
+  assert.ok(running['worker-a'].length >= 3);
+});
