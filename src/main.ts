@@ -20,7 +20,7 @@ import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
-import { claimExecutorId, markStopped, renewLease, type ExecutorIdentity } from './engine/executors.ts';
+import { claimExecutorId, markStopped, purgeRetiredExecutors, renewLease, type ExecutorIdentity } from './engine/executors.ts';
 import { handOverWorkflows, recoverDeadExecutors } from './tasks/hand-over-workflows.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
@@ -129,6 +129,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
       every(leaseMs, () => recoverDeadExecutors(deps, identity.id), 'dead executor recovery', logger, { now: true }),
     ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeRetiredExecutors(connection.db), 'retired executor purge', logger),
   ];
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);

@@ -141,3 +141,15 @@ export async function requeueExecutorWorkflows(db: Db, executorId: string): Prom
     returning w.workflow_uuid, w.recovery_attempts`.execute(db);
   return rows.map((row) => ({ workflowId: row.workflow_uuid, attempts: Number(row.recovery_attempts) }));
 }
+
+/** Identities released (stopped) or taken over this long ago are forgotten: a host that is gone never comes back. */
+const RETIRED_EXECUTOR_DAYS = 7;
+
+export async function purgeRetiredExecutors(db: Db): Promise<void> {
+  await db.deleteFrom('executors')
+    .where((eb) => eb.or([
+      eb('stopped_at', '<', sql<Date>`now() - make_interval(days => ${RETIRED_EXECUTOR_DAYS})`),
+      eb('recovered_at', '<', sql<Date>`now() - make_interval(days => ${RETIRED_EXECUTOR_DAYS})`),
+    ]))
+    .execute();
+}
