@@ -96,6 +96,14 @@ describe('deploy/k8s', () => {
     }
   });
 
+  it('gives no two pods the same engine identity: EXECUTOR_ID is left to each pod\'s default', () => {
+    for (const workload of workloads) {
+      const container = containerOf(workload);
+      assert.equal(containerEnv(container).EXECUTOR_ID, undefined, workload.metadata.name);
+      assert.equal(container.env, undefined, `${workload.metadata.name} takes its settings from the ConfigMap and the Secret only`);
+    }
+  });
+
   it('each Deployment selects its own pods, and each disruption budget and the Service select one Deployment\'s', () => {
     for (const deployment of ofKind('Deployment')) {
       assert.ok(selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels), deployment.metadata.name);
