@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { registerAccount, withKey } from '../helpers/accounts.ts';
 import { freePort, poolSizesFromEnvironment, startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
-import { loadKubernetesDocuments, parseCompose, readImage, readRepoFile, ROOT } from '../helpers/manifest-checks.ts';
+import { parseCompose } from '../helpers/deploy/compose.ts';
+import { readImage } from '../helpers/deploy/dockerfile.ts';
+import { loadKubernetesDocuments } from '../helpers/deploy/kubernetes.ts';
+import { readRepoFile, ROOT } from '../helpers/deploy/repo-files.ts';
 
 const manifests = loadKubernetesDocuments(['deploy/k8s/settings.yaml', 'deploy/k8s/gateway.yaml', 'deploy/k8s/worker.yaml'])
   .map((document) => document.manifest);

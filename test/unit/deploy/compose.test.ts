@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig, type ProcessRole } from '../../../src/config.ts';
-import {
-  composeProblems, documentedSettings, mainArgumentProblem, parseCompose, readImage, readRepoFile, ROOT, SHUTDOWN_DRAIN_SECONDS,
-} from '../../helpers/manifest-checks.ts';
+import { documentedSettings, mainArgumentProblem, SHUTDOWN_DRAIN_SECONDS } from '../../helpers/deploy/app-facts.ts';
+import { composeProblems, parseCompose } from '../../helpers/deploy/compose.ts';
+import { readImage } from '../../helpers/deploy/dockerfile.ts';
+import { readRepoFile, ROOT } from '../../helpers/deploy/repo-files.ts';
 
 const compose = parseCompose(readRepoFile('deploy/compose.yaml'));
 const image = readImage(readRepoFile('Dockerfile'));

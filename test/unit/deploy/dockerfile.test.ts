@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Ignore } from '@balena/dockerignore';
 import { loadConfig } from '../../../src/config.ts';
-import { dockerfileProblems, mainArgumentProblem, readImage, readRepoFile, ROOT } from '../../helpers/manifest-checks.ts';
+import { mainArgumentProblem } from '../../helpers/deploy/app-facts.ts';
+import { dockerfileProblems, readImage } from '../../helpers/deploy/dockerfile.ts';
+import { readRepoFile, ROOT } from '../../helpers/deploy/repo-files.ts';
 
 const dockerfile = readRepoFile('Dockerfile');
 const image = readImage(dockerfile);

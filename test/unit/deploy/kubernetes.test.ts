@@ -4,9 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfig, type ProcessRole } from '../../../src/config.ts';
-import {
-  documentedSettings, kubernetesProblems, loadKubernetesDocuments, mainArgumentProblem, readImage, readRepoFile, ROOT, SHUTDOWN_DRAIN_SECONDS,
-} from '../../helpers/manifest-checks.ts';
+import { documentedSettings, mainArgumentProblem, SHUTDOWN_DRAIN_SECONDS } from '../../helpers/deploy/app-facts.ts';
+import { readImage } from '../../helpers/deploy/dockerfile.ts';
+import { kubernetesProblems, loadKubernetesDocuments } from '../../helpers/deploy/kubernetes.ts';
+import { readRepoFile, ROOT } from '../../helpers/deploy/repo-files.ts';
 
 const K8S = 'deploy/k8s';
 const manifestFiles = readdirSync(path.join(ROOT, K8S)).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');

@@ -1,9 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Ajv } from 'ajv';
-import { DockerfileParser, type Instruction, type JSONInstruction } from 'dockerfile-ast';
-import { validate as lintDockerfile } from 'dockerfile-utils';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
@@ -11,75 +6,8 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import ts from 'typescript';
-import { parse, parseAllDocuments } from 'yaml';
-
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-
-export function readRepoFile(file: string): string {
-  return readFileSync(path.join(ROOT, file), 'utf8');
-}
-
-/** Every problem the Dockerfile parser of Docker's language server finds (syntax, instructions, flags). */
-export function dockerfileProblems(text: string): string[] {
-  return lintDockerfile(text).map((diagnostic) => `line ${diagnostic.range.start.line + 1}: ${diagnostic.message}`);
-}
-
-/** What the Dockerfile's final stage (the image that runs) says, with build arguments at their defaults. */
-export interface ImageFacts {
-  baseImages: string[];
-  user: string;
-  exposedPorts: string[];
-  env: Record<string, string>;
-  entrypoint: string[];
-  cmd: string[];
-  healthcheck: string[];
-  /** The paths COPY takes from the build context (not from another stage). */
-  copiedFromContext: string[];
-}
-
-export function readImage(text: string): ImageFacts {
-  const dockerfile = DockerfileParser.parse(text);
-  const final = dockerfile.getFROMs().at(-1)!.getRange().start.line;
-  const inFinalStage = (instruction: Instruction) => instruction.getRange().start.line >= final;
-  const last = (keyword: string) => dockerfile.getInstructions().filter((instruction) => instruction.getKeyword() === keyword && inFinalStage(instruction)).at(-1);
-  const exec = (instruction: Instruction | undefined) => (instruction as JSONInstruction | undefined)?.getJSONStrings().map((argument) => argument.getJSONValue()) ?? [];
-  const healthcheck = last('HEALTHCHECK')?.getRawArgumentsContent() ?? '';
-  return {
-    baseImages: dockerfile.getFROMs().map((from) => from.getExpandedArguments()[0].getValue()),
-    user: last('USER')?.getArgumentsContent() ?? 'root',
-    exposedPorts: dockerfile.getInstructions().filter((instruction) => instruction.getKeyword() === 'EXPOSE' && inFinalStage(instruction))
-      .flatMap((instruction) => instruction.getArguments().map((argument) => argument.getValue())),
-    env: Object.fromEntries(dockerfile.getENVs().filter(inFinalStage).flatMap((env) => env.getProperties().map((property) => [property.getName(), property.getValue() ?? '']))),
-    entrypoint: exec(last('ENTRYPOINT')),
-    cmd: exec(last('CMD')),
-    healthcheck: healthcheck.includes('CMD') ? JSON.parse(healthcheck.slice(healthcheck.indexOf('CMD') + 3)) : [],
-    copiedFromContext: dockerfile.getCOPYs().filter((copy) => !copy.getFromFlag())
-      .flatMap((copy) => copy.getArguments().slice(0, -1).map((argument) => argument.getValue())),
-  };
-}
-
-/** A Compose file as Compose reads it: YAML 1.1 merge keys (`<<: *anchor`) resolved, duplicate keys refused. */
-export function parseCompose(text: string): any {
-  return parse(text, { merge: true });
-}
-
-let composeValidator: ReturnType<Ajv['compile']> | undefined;
-
-/** Problems against the Compose Specification's JSON schema (vendored in deploy/schemas/, see its README). */
-export function composeProblems(compose: unknown): string[] {
-  composeValidator ??= compileComposeSchema();
-  if (composeValidator(compose)) return [];
-  return (composeValidator.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`);
-}
-
-function compileComposeSchema(): ReturnType<Ajv['compile']> {
-  const schema = JSON.parse(readRepoFile('deploy/schemas/compose-spec.json'));
-  // The upstream schema names draft-07 by its https address, which ajv knows under http; its loose types are upstream's.
-  const draft7 = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-07.json');
-  const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strictTypes: false });
-  ajv.addMetaSchema({ ...draft7, $id: schema.$schema });
-  return ajv.compile(schema);
-}
+import { parseAllDocuments } from 'yaml';
+import { readRepoFile, ROOT } from './repo-files.ts';
 
 export interface KubernetesDocument {
   file: string;
@@ -176,28 +104,4 @@ function typeCheckProgram(fileName: string, source: string): ts.Program {
 function declarationIndexAt(sourceFile: ts.SourceFile, position: number): number {
   const statements = sourceFile.statements.filter(ts.isVariableStatement);
   return statements.findIndex((statement) => position >= statement.pos && position < statement.end);
-}
-
-/**
- * How long a process drains after SIGTERM: SHUTDOWN_GRACE_SECONDS' default (issue 17). Grace periods in the
- * manifests must exceed it; read it from loadConfig once it is a setting.
- */
-export const SHUTDOWN_DRAIN_SECONDS = 25;
-
-/** Arguments after `node src/main.ts` that main.ts accepts for a long-running or one-shot container. */
-export function mainArgumentProblem(args: string[]): string | undefined {
-  const [command, ...rest] = args;
-  if (command === 'migrate') return rest.length === 0 ? undefined : `migrate takes no arguments, got ${rest.join(' ')}`;
-  if (command !== 'serve') return `unknown command ${command}`;
-  if (rest.length === 0) return undefined;
-  if (rest.length !== 2 || rest[0] !== '--role') return `serve takes only --role <role>, got ${rest.join(' ')}`;
-  return ['all', 'gateway', 'worker'].includes(rest[1]) ? undefined : `unknown role ${rest[1]}`;
-}
-
-/** The settings README's "Settings" table documents (src/config.ts reads each of them). */
-export function documentedSettings(): Set<string> {
-  const readme = readRepoFile('README.md');
-  const table = readme.slice(readme.indexOf('## Settings'), readme.indexOf('\n## ', readme.indexOf('## Settings') + 1));
-  const rows = table.split('\n').filter((line) => line.startsWith('| `'));
-  return new Set(rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1])));
 }
