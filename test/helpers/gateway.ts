@@ -58,7 +58,7 @@ export interface GatewayOptions {
  * Pool sizes the run sets for every gateway (CI's run on a shared external Postgres with 100 connections uses
  * smaller pools, so that three test files with their gateways fit at once).
  */
-function poolSizesFromEnvironment(): Record<string, string> {
+export function poolSizesFromEnvironment(): Record<string, string> {
   const names = ['DB_POOL_SIZE', 'ENGINE_DB_POOL_SIZE'] as const;
   return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
 }
