@@ -18,6 +18,8 @@ import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
+import { createMetricsExposition } from './observability/metrics-exposition.ts';
+import { startMetricsListener } from './probes/metrics-listener.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
@@ -97,6 +99,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
     engine: starter,
+    metrics: createMetricsExposition({ db: connection.db, poolUse: connection.poolUse, executorId: config.executorId, logger }),
   };
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({
@@ -121,6 +124,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   ];
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);
+  const metricsListener = config.metrics.port === undefined ? undefined : await startMetricsListener(deps, config.metrics.port);
   // Background work must never end the process (issue 10): a rejection nobody handled is logged and
   // counted. A synchronous exception that reaches the top still shuts down, as Node advises.
   process.on('unhandledRejection', (reason) => {
@@ -133,6 +137,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     stopping.abort();
     for (const timer of timers) clearInterval(timer);
     await app?.close();
+    await metricsListener?.close();
     await shutdownEngine();
     await mcp.close();
     await closeBrowser();
@@ -141,7 +146,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   });
   const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
-  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
+  logger.child({}, { level: 'info' }).info({ role: config.role, url, metrics_url: metricsListener?.url, environment: config.environment }, 'agentgate started');
 }
 
 /**
