@@ -99,7 +99,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
     engine: starter,
-    metrics: createMetricsExposition({ db: connection.db, poolUse: connection.poolUse, executorId: config.executorId, logger }),
+    metrics: createMetricsExposition({ db: connection.db, poolUse: connection.poolUse, logger }),
   };
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({

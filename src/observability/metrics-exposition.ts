@@ -2,7 +2,7 @@ import pTimeout from 'p-timeout';
 import type { Logger } from 'pino';
 import type { PoolUse } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
-import { TASK_QUEUE } from '../engine/engine.ts';
+import { engineExecutorId, TASK_QUEUE } from '../engine/engine.ts';
 import {
   databasePoolConnections, databasePoolMax, databasePoolWaiting, metrics, metricsReadFailures, queueDepth, queueOldestWait, queueWait, tasks,
 } from './metrics.ts';
@@ -17,8 +17,6 @@ export interface MetricsExposition {
 export interface ExpositionOptions {
   db: Db;
   poolUse: () => PoolUse;
-  /** The engine's executor id of this process: the queue waits observed are of the workflows it dequeued. */
-  executorId: string;
   logger: Logger;
 }
 
@@ -76,7 +74,8 @@ export function createMetricsExposition(options: ExpositionOptions): MetricsExpo
     }
   };
   const observeQueueWaits = async () => {
-    const dequeued = await read('queue_wait', () => readDequeuedWorkflows(db, options.executorId, cursor, DEQUEUED_PER_SCRAPE));
+    // The waits observed here are those of the workflows this process's engine dequeued.
+    const dequeued = await read('queue_wait', () => readDequeuedWorkflows(db, engineExecutorId(), cursor, DEQUEUED_PER_SCRAPE));
     for (const workflow of dequeued ?? []) queueWait.observe({ queue: workflow.queue }, workflow.waitMs / 1000);
     const last = dequeued?.at(-1);
     if (last) cursor = { startedAtMs: last.startedAtMs, workflowId: last.workflowId };
