@@ -17,6 +17,7 @@ import { installRateLimit } from './http/rate-limit.ts';
 import { installStorableInputCheck } from './http/storable-input.ts';
 import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
+import { installHttpMetrics } from './observability/http-metrics.ts';
 import type { App } from './http/app-type.ts';
 import { openAiRoutes } from './openai/routes.ts';
 import { probeRoutes } from './probes/routes.ts';
@@ -89,6 +90,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     if (deps.stopping.aborted) reply.header('connection', 'close');
   });
   installTraceContext(app);
+  installHttpMetrics(app);
   installErrorHandler(app);
   installEmptyBodyAsAbsent(app);
   installStorableInputCheck(app);

@@ -93,6 +93,9 @@ const EnvSchema = Type.Object({
   SCHEDULE_MAX_BUDGET_USD: Type.Number({ exclusiveMinimum: 0, default: 10 }),
   SCHEDULE_CATCHUP_SECONDS: Type.Integer({ minimum: 0, default: 300 }),
   SCHEDULE_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  METRICS_HOST: Type.Optional(Type.String()),
 });
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
@@ -101,6 +104,15 @@ export const DEVELOPMENT_JWT_SECRET = 'agentgate-development-secret-do-not-use-i
 export type ProcessRole = 'all' | 'gateway' | 'worker';
 export type EnvironmentName = Static<typeof Environment>;
 export type WebSearchProviderName = 'fixture' | 'tavily' | 'brave' | 'searxng' | 'exa';
+
+/** Who may read /metrics, and where it is served (see probes/metrics-access.ts). */
+export interface MetricsSettings {
+  /** When set, /metrics answers only `Authorization: Bearer <token>`. */
+  token: string | undefined;
+  /** When set, /metrics is served on a listener of its own (also in a worker process) and not on the API's. */
+  port: number | undefined;
+  host: string;
+}
 
 /** Where web_search sends its queries; a vendor chosen without its key still starts, and its calls say what is missing. */
 export interface WebSearchSettings {
@@ -246,6 +258,7 @@ export interface Config {
     /** How often a worker looks for due runs. */
     pollIntervalMs: number;
   };
+  metrics: Readonly<MetricsSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -277,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
   const corsAllowedOrigins = (values.CORS_ALLOWED_ORIGINS ?? (environment === 'production' ? '' : '*'))
     .split(',').map((origin) => origin.trim()).filter(Boolean);
   checkSecurity(environment, skipAuth, values.JWT_SECRET, corsAllowedOrigins);
+  checkMetricsPort(values.PORT, values.METRICS_PORT);
   const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
   return Object.freeze({
     environment,
@@ -372,6 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       catchUpSeconds: values.SCHEDULE_CATCHUP_SECONDS,
       pollIntervalMs: values.SCHEDULE_POLL_INTERVAL_MS,
     }),
+    metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
     providerEnv: Object.freeze(providerEnv),
     version: '0.1.0',
   });
@@ -393,6 +408,12 @@ function checkSecurity(environment: EnvironmentName, skipAuth: boolean, jwtSecre
     problems.push('CORS_ALLOWED_ORIGINS: `*` is refused in production; list the allowed origins (comma-separated), or leave it unset to allow none');
   }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function checkMetricsPort(port: number, metricsPort: number | undefined): void {
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError([`METRICS_PORT: must differ from PORT (${port}); leave it unset to serve /metrics on the API's port`]);
+  }
 }
 
 function webSearchSettings(values: Static<typeof EnvSchema>): Readonly<WebSearchSettings> {

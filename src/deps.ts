@@ -5,6 +5,7 @@ import type { TaskStarter } from './engine/engine.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { GroupCommitter } from './events/group-commit.ts';
 import type { ModelRegistry } from './llm/provider-registry.ts';
+import type { MetricsExposition } from './observability/metrics-exposition.ts';
 import type { Policy } from './policy/policy.ts';
 import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
@@ -44,4 +45,6 @@ export interface Deps {
   titles: SessionTitler;
   /** Starts task workflows: here at once while a worker is free, through the queue otherwise. */
   engine: TaskStarter;
+  /** Renders /metrics, reading the values known only at scrape time. */
+  metrics: MetricsExposition;
 }

@@ -17,10 +17,12 @@ import { connectDatabase, type DatabaseConnection } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
-import { backgroundErrors } from './observability/metrics.ts';
+import { backgroundErrors, executorHeartbeats, executors } from './observability/metrics.ts';
+import { createMetricsExposition } from './observability/metrics-exposition.ts';
+import { startMetricsListener } from './probes/metrics-listener.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
-import { claimExecutorId, markStopped, purgeRetiredExecutors, renewLease, type ExecutorIdentity } from './engine/executors.ts';
+import { claimExecutorId, countExecutorStates, markStopped, purgeRetiredExecutors, renewLease, type ExecutorIdentity } from './engine/executors.ts';
 import { handOverWorkflows, recoverDeadExecutors } from './tasks/hand-over-workflows.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
@@ -105,6 +107,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
     engine: starter,
+    metrics: createMetricsExposition({ db: connection.db, poolUse: connection.poolUse, logger }),
   };
   taskWorkflow = registerTaskWorkflow(deps);
   await launchEngine({
@@ -133,6 +136,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   ];
 
   const app = config.role === 'worker' ? undefined : await buildApp(deps);
+  const metricsListener = config.metrics.port === undefined ? undefined : await startMetricsListener(deps, config.metrics.port);
   // Background work must never end the process (issue 10): a rejection nobody handled is logged and
   // counted. A synchronous exception that reaches the top still shuts down, as Node advises.
   process.on('unhandledRejection', (reason) => {
@@ -153,6 +157,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await markStopped(connection.db, identity).catch((error: unknown) => logger.error({ err: error }, 'executor identity not released'));
     clearInterval(heartbeat);
     await app?.close();
+    await metricsListener?.close();
     await shutdownEngine();
     await mcp.close();
     await closeBrowser();
@@ -161,7 +166,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   });
   const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
-  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
+  logger.child({}, { level: 'info' }).info({ role: config.role, url, metrics_url: metricsListener?.url, environment: config.environment }, 'agentgate started');
 }
 
 /** Claims the executor identity; a refusal (a live process holds the requested id) ends start-up with its reason. */
@@ -183,7 +188,17 @@ const heartbeatIntervalMs = (config: Readonly<Config>) => Math.max(500, Math.flo
  * running goes on a second time beside them. A supervisor starts it again with a fresh lease.
  */
 async function keepLease(deps: Deps, identity: ExecutorIdentity): Promise<void> {
-  if (await renewLease(deps.db, identity)) return;
+  const renewed = await renewLease(deps.db, identity).catch((error: unknown) => {
+    executorHeartbeats.inc({ outcome: 'failed' });
+    throw error;
+  });
+  if (renewed) {
+    executorHeartbeats.inc({ outcome: 'ok' });
+    const states = await countExecutorStates(deps.db, deps.config.executorDeadAfterSeconds);
+    for (const [state, count] of Object.entries(states)) executors.set({ state }, count);
+    return;
+  }
+  executorHeartbeats.inc({ outcome: 'failed' });
   deps.logger.fatal({ executor_id: identity.id }, 'this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice');
   process.exit(EXIT_FENCED);
 }

@@ -62,13 +62,19 @@ function extractCredential(request: FastifyRequest): Credential | undefined {
   if (typeof apiKey === 'string' && apiKey !== '') return { kind: 'api_key', value: apiKey.trim() };
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string' && authorization !== '') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw authenticationError('Unauthorized');
-    return { kind: looksLikeApiKey(match[1]) || match[1].startsWith('sk_') ? 'api_key' : 'jwt', value: match[1] };
+    const token = bearerToken(authorization);
+    if (!token) throw authenticationError('Unauthorized');
+    return { kind: looksLikeApiKey(token) || token.startsWith('sk_') ? 'api_key' : 'jwt', value: token };
   }
   const queryKey = (request.query as Record<string, unknown> | undefined)?.api_key;
   if (request.routeOptions.config.queryApiKey && typeof queryKey === 'string' && queryKey !== '') return { kind: 'api_key', value: queryKey };
   return undefined;
+}
+
+/** The token of an `Authorization: Bearer <token>` header; undefined for a missing header or any other form. */
+export function bearerToken(authorization: unknown): string | undefined {
+  const match = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return match?.[1];
 }
 
 function tenantHeader(request: FastifyRequest): string | undefined {

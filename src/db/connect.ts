@@ -9,8 +9,13 @@ export interface DatabaseConnection {
   db: Db;
   /** `ok` for an external server; the embedded server's supervision state otherwise (see EmbeddedPostgresHandle). */
   health(): string;
+  /** The pool's connections now, for the metrics. */
+  poolUse(): PoolUse;
   close(): Promise<void>;
 }
+
+/** The gateway pool's connections (pg.Pool's counts) and its size. */
+export interface PoolUse { total: number; idle: number; waiting: number; max: number }
 
 export interface ConnectOptions {
   /** A long-running server watches the embedded Postgres and restarts it; one-shot commands do not. */
@@ -27,7 +32,7 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger, 
     });
     url = embedded.url;
   }
-  const { db } = createDatabase(url, config.databasePool);
+  const { db, pool } = createDatabase(url, config.databasePool);
   try {
     const applied = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
@@ -40,6 +45,7 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger, 
     url,
     db,
     health: () => embedded?.health() ?? 'ok',
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.databasePool.size }),
     async close() {
       await db.destroy();
       await embedded?.stop();

@@ -178,6 +178,11 @@ export async function taskWorkflowStatus(taskId: string): Promise<string | undef
   return (await DBOS.getWorkflowStatus(taskId))?.status;
 }
 
+/** The executor id the engine runs under (the one it stamps on the workflows it dequeues). */
+export function engineExecutorId(): string {
+  return DBOS.executorID;
+}
+
 /**
  * Puts a parked task's workflow back on the queue: its history from `step` on is dropped, so the replay
  * returns the recorded results up to the checkpoint where it parked and runs on from there.

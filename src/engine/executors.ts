@@ -153,3 +153,16 @@ export async function purgeRetiredExecutors(db: Db): Promise<void> {
     ]))
     .execute();
 }
+
+export interface ExecutorStates { alive: number; dead: number; stopped: number }
+
+/** Identities by state: held by a live process, dead (lease lapsed or taken over), or released by a clean stop. */
+export async function countExecutorStates(db: Db, deadAfterSeconds: number): Promise<ExecutorStates> {
+  const { rows: [row] } = await sql<ExecutorStates>`
+    select
+      count(*) filter (where stopped_at is null and recovered_at is null and heartbeat_at > now() - make_interval(secs => ${deadAfterSeconds}))::int as alive,
+      count(*) filter (where stopped_at is null and (recovered_at is not null or heartbeat_at <= now() - make_interval(secs => ${deadAfterSeconds})))::int as dead,
+      count(*) filter (where stopped_at is not null)::int as stopped
+    from executors`.execute(db);
+  return row;
+}

@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { eventAppendDuration } from '../observability/metrics.ts';
+
+const singleAppendDuration = eventAppendDuration.labels('in_transaction');
 
 export interface NewTaskEvent {
   type: string;
@@ -36,8 +39,10 @@ interface TaskEventRow {
 /** Writes events to Postgres (the record) and returns them as stored; nothing is seen before this commits. */
 export async function appendTaskEvents(db: Db, taskId: string, events: NewTaskEvent[]): Promise<TaskEvent[]> {
   if (events.length === 0) return [];
+  const startedAt = performance.now();
   const { rows } = await sql<TaskEventRow>`
     select * from append_task_events(${taskId}::uuid, ${JSON.stringify(events.map(toEventRecord))}::jsonb, ${Date.now()}::bigint)`.execute(db);
+  singleAppendDuration.observe((performance.now() - startedAt) / 1000);
   return rows.map(toTaskEvent);
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import { appendTaskEventBatch, type NewTaskEvent, type TaskAppend, type TaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
+import { eventAppendDuration, eventBatchAppends, eventBatchEvents } from '../observability/metrics.ts';
 
 export interface GroupCommitter {
   /**
@@ -30,8 +31,11 @@ export interface GroupCommitOptions {
 }
 
 const DEFAULT_MAX_APPENDS = 100;
+const groupedAppendDuration = eventAppendDuration.labels('grouped');
 
 interface PendingAppend extends TaskAppend {
+  /** performance.now() when it was submitted: its latency includes the wait for its batch. */
+  submittedAt: number;
   resolve(stored: TaskEvent[]): void;
   reject(error: unknown): void;
 }
@@ -52,10 +56,16 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
 
   const settle = (batch: PendingAppend[], stored: TaskEvent[][]) => {
     const woken = new Set<string>();
+    const committedAt = performance.now();
+    let events = 0;
     batch.forEach((append, index) => {
       if (stored[index].length > 0) woken.add(append.taskId);
+      events += append.events.length;
+      groupedAppendDuration.observe((committedAt - append.submittedAt) / 1000);
       append.resolve(stored[index]);
     });
+    eventBatchAppends.observe(batch.length);
+    eventBatchEvents.observe(events);
     for (const taskId of woken) hub?.wake(taskId);
   };
 
@@ -117,7 +127,7 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
     append(taskId, events) {
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<TaskEvent[]>((resolve, reject) => {
-        pending.push({ taskId, events, resolve, reject });
+        pending.push({ taskId, events, submittedAt: performance.now(), resolve, reject });
         schedule();
       });
     },

@@ -2,6 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { jsonSchema, Output, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
+import { countModelRequest } from './model-metrics.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
 import type { ModelSelection } from './select-models.ts';
 
@@ -70,9 +71,13 @@ export async function streamModelText(
   const candidates = registry.resolveCandidates(request.selection);
   for (const [index, candidate] of candidates.entries()) {
     const progress = { hasDeliveredText: false };
+    const startedAt = performance.now();
     try {
-      return { ...await streamCandidate(candidate, request, progress), attempts: failures.length + 1 };
+      const answer = await streamCandidate(candidate, request, progress);
+      countModelRequest(candidate.catalogModel, 'ok', startedAt, answer);
+      return { ...answer, attempts: failures.length + 1 };
     } catch (error) {
+      countModelRequest(candidate.catalogModel, request.abortSignal?.aborted ? 'aborted' : 'error', startedAt);
       if (request.abortSignal?.aborted) throw error;
       const failure = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${errorMessage(error)}`;
       if (progress.hasDeliveredText) throw new Error(`model call failed mid-answer (${failure})`, { cause: error });

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import { isEngineHealthy } from '../engine/engine.ts';
 import type { App } from '../http/app-type.ts';
-import { metrics } from '../observability/metrics.ts';
+import { ErrorBody } from '../http/error-body.ts';
+import { createMetricsAccessCheck } from './metrics-access.ts';
 
 const HealthBody = Type.Object({
   status: Type.String(),
@@ -32,13 +33,8 @@ export async function probeRoutes(app: App, deps: Deps) {
     };
   });
 
-  app.get('/metrics', {
-    config: { public: true },
-    schema: { tags: ['probes'], summary: 'Prometheus metrics', response: { 200: { type: 'string' } } },
-  }, async (_request, reply) => {
-    reply.type(metrics.contentType);
-    return metrics.metrics();
-  });
+  // With a listener of its own (METRICS_PORT), /metrics is served there only (metrics-listener.ts).
+  if (deps.config.metrics.port === undefined) metricsRoute(app, deps, { onOwnListener: false });
 
   app.get('/readiness', {
     config: { public: true },
@@ -53,6 +49,18 @@ export async function probeRoutes(app: App, deps: Deps) {
       time: new Date().toISOString(),
       checks,
     };
+  });
+}
+
+/** GET /metrics in the Prometheus text format, behind its own access check (not the API's authentication). */
+export function metricsRoute(app: App, deps: Deps, options: { onOwnListener: boolean }): void {
+  app.get('/metrics', {
+    config: { public: true },
+    schema: { tags: ['probes'], summary: 'Prometheus metrics', response: { 200: { type: 'string' }, 401: ErrorBody, 403: ErrorBody } },
+    onRequest: createMetricsAccessCheck({ settings: deps.config.metrics, environment: deps.config.environment, onOwnListener: options.onOwnListener }),
+  }, async (_request, reply) => {
+    reply.type(deps.metrics.contentType);
+    return deps.metrics.render();
   });
 }
 

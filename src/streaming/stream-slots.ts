@@ -7,6 +7,8 @@ import type { Db } from '../db/database.ts';
 import { retryConflicts } from '../db/retry.ts';
 import type { Deps } from '../deps.ts';
 import { isAppError, tooManyRequests } from '../errors.ts';
+import { UNMATCHED_ROUTE } from '../observability/http-metrics.ts';
+import { openStreams } from '../observability/metrics.ts';
 
 export interface StreamLease {
   /** Aborted, with the reason as a sentence, once the credential that opened the stream is no longer valid. */
@@ -43,6 +45,8 @@ export function createStreamSlots(deps: SlotDeps): StreamSlots {
     async open(request, reply) {
       const leaseId = await takeLease(deps.db, credentialKey(request.caller), maxPerKey);
       held.add(leaseId);
+      const streamLabels = { route: request.routeOptions.url ?? UNMATCHED_ROUTE };
+      openStreams.inc(streamLabels);
       const revoked = new AbortController();
       const recheck = setInterval(() => void checkCredential(deps, request, revoked), credentialCheckMs);
       recheck.unref();
@@ -50,6 +54,7 @@ export function createStreamSlots(deps: SlotDeps): StreamSlots {
       const release = () => {
         if (released) return;
         released = true;
+        openStreams.dec(streamLabels);
         clearInterval(recheck);
         held.delete(leaseId);
         deps.db.deleteFrom('stream_leases').where('id', '=', leaseId).execute()

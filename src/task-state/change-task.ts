@@ -3,9 +3,11 @@ import type { Db } from '../db/database.ts';
 import { retryConflicts, retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskRow } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
-import { appendTaskEvents, type NewTaskEvent } from '../events/append-event.ts';
+import { appendTaskEvents, type NewTaskEvent, type TaskEvent } from '../events/append-event.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import type { GroupCommitter } from '../events/group-commit.ts';
+import { tasksFinished, UNROUTED_MODE } from '../observability/metrics.ts';
+import { isTerminal } from './statuses.ts';
 
 export interface TaskStateDeps {
   db: Db;
@@ -40,11 +42,24 @@ export async function changeTask<T = undefined>(
     if (!task) throw notFound('Task not found');
     const outcome = await change(transaction, task) ?? {};
     const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
-    return { result: outcome.result, appended: stored.length > 0 };
+    const ending = isTerminal(task.status) ? undefined : await endingOf(transaction, taskId, stored);
+    return { result: outcome.result, appended: stored.length > 0, ending };
   });
-  const { result, appended } = await persist(deps, waiter, 'change task state', attempt);
+  const { result, appended, ending } = await persist(deps, waiter, 'change task state', attempt);
   if (appended) deps.events.wake(taskId);
+  if (ending) tasksFinished.inc(ending);
   return result;
+}
+
+/**
+ * The final status and mode of a task this change ended, counted once committed. Every ending closes the
+ * stream, so only a change that stored STREAM_END reads the row again: once per task, by whichever process
+ * (or request) ended it.
+ */
+async function endingOf(transaction: Db, taskId: string, stored: TaskEvent[]): Promise<{ status: string; mode: string } | undefined> {
+  if (!stored.some((event) => event.type === 'STREAM_END')) return undefined;
+  const row = await transaction.selectFrom('tasks').select(['status', 'mode']).where('id', '=', taskId).executeTakeFirstOrThrow();
+  return isTerminal(row.status) ? { status: row.status, mode: row.mode ?? UNROUTED_MODE } : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
+import { countToolCall } from './tool-metrics.ts';
 
 interface Entry {
   tool: ToolDefinition;
@@ -29,13 +30,15 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
   return {
     get: (name) => find(name)?.tool,
     list: () => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool),
-    async invoke(name, input, context) {
+    invoke(name, input, context) {
       const entry = find(name);
-      if (!entry) return { error: `unknown tool: ${name}` };
-      if (!entry.validate(input)) {
-        return { error: `invalid input for ${name}: ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}` };
-      }
-      return execute(entry.tool, input as Record<string, unknown>, context);
+      return countToolCall(entry?.tool.name, async () => {
+        if (!entry) return { error: `unknown tool: ${name}` };
+        if (!entry.validate(input)) {
+          return { error: `invalid input for ${name}: ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}` };
+        }
+        return execute(entry.tool, input as Record<string, unknown>, context);
+      });
     },
     inputErrors(name, input) {
       const validate = find(name)?.validate;

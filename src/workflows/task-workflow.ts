@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { isDisplaced, registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
+import { activeWorkflows } from '../observability/metrics.ts';
 import { answerAtOnce } from './modes/answer-at-once.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
 import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
@@ -18,9 +19,14 @@ import { runTaskStep } from './runtime/task-step.ts';
  * that path existed (no `shape`), runs step by step, each checkpoint and model call a step of its own.
  */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
-  return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => (
-    shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)
-  ));
+  return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => {
+    activeWorkflows.inc();
+    try {
+      return await (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId));
+    } finally {
+      activeWorkflows.dec();
+    }
+  });
 }
 
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {

@@ -42,3 +42,14 @@ test('skip-auth outside development and a missing JWT secret in production are r
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);
   assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
 });
+
+test('metrics settings: no protection by default, a listener on METRICS_HOST (else HOST), and the bad values named', () => {
+  assert.deepEqual({ ...loadConfig({}).metrics }, { token: undefined, port: undefined, host: '0.0.0.0' });
+  assert.deepEqual({ ...loadConfig({ HOST: '127.0.0.1', METRICS_PORT: '9464' }).metrics }, { token: undefined, port: 9464, host: '127.0.0.1' });
+  assert.equal(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics.host, '10.0.0.5');
+  assert.equal(loadConfig({ METRICS_TOKEN: 't'.repeat(16) }).metrics.token, 't'.repeat(16));
+  assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN/);
+  assert.throws(() => loadConfig({ METRICS_PORT: 'ninety' }), /METRICS_PORT/);
+  assert.throws(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' }), /METRICS_PORT: must differ from PORT/);
+  assert.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port, 0);
+});

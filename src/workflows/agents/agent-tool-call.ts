@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
 import type { ToolOutcome } from '../../tools/registry.ts';
+import { countRefusedToolCall } from '../../tools/tool-metrics.ts';
 import { withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
@@ -72,7 +73,8 @@ export function limitReached(use: ToolUse): string | undefined {
   return undefined;
 }
 
-export function refuseCall(use: ToolUse, request: RequestedToolCall, key: string, refusal: string): CallRecord {
+export function refuseCall(deps: Deps, use: ToolUse, request: RequestedToolCall, key: string, refusal: string): CallRecord {
+  countRefusedToolCall(deps.tools, request.toolName);
   return {
     part: resultPart(request, { type: 'error-text', value: refusal }),
     events: [observationEvent(use, request, key, { error: refusal, refused: true, duration_ms: 0, cost_usd: 0 })],

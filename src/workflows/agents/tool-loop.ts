@@ -175,7 +175,7 @@ async function runRequestedCalls(
     const refusal = refusalOf(deps, use, request.toolName);
     if (!refusal) use.stopped ??= limitReached(use);
     let record: CallRecord;
-    if (refusal) record = refuseCall(use, request, key, refusal);
+    if (refusal) record = refuseCall(deps, use, request, key, refusal);
     else if (use.stopped !== undefined) record = skipCall(request, use.stopped);
     else {
       await commitWrites(deps, task, pending, [invokedEvent(use, request, key)]);

@@ -1,0 +1,18 @@
+import type { CatalogModel } from './model-catalog.ts';
+import { modelCost, modelRequestDuration, modelRequests, modelTokens } from '../observability/metrics.ts';
+
+export type ModelRequestOutcome = 'ok' | 'error' | 'aborted';
+
+/** Counts one request to a provider (a candidate tried), with its tokens and cost when it answered. */
+export function countModelRequest(
+  model: Pick<CatalogModel, 'provider' | 'name'>, outcome: ModelRequestOutcome, startedAt: number,
+  usage?: { inputTokens: number; outputTokens: number; costUsd: number },
+): void {
+  const labels = { provider: model.provider, model: model.name };
+  modelRequests.inc({ ...labels, outcome });
+  modelRequestDuration.observe(labels, (performance.now() - startedAt) / 1000);
+  if (!usage) return;
+  modelTokens.inc({ ...labels, type: 'input' }, usage.inputTokens);
+  modelTokens.inc({ ...labels, type: 'output' }, usage.outputTokens);
+  modelCost.inc(labels, usage.costUsd);
+}
