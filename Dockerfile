@@ -25,7 +25,7 @@ COPY deploy/probe.ts ./deploy/probe.ts
 # writes to the image's files, so the root filesystem may be mounted read-only.
 USER 1000:1000
 EXPOSE 8080
-# Liveness of the HTTP roles (all, gateway). A worker serves no HTTP: run it with --no-healthcheck.
+# Liveness of every role: a worker serves its probes (and /metrics) on PORT too, though no API.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/probe.ts", "/health"]
 ENTRYPOINT ["tini", "--", "node", "src/main.ts"]
 CMD ["serve", "--role", "all"]

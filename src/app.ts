@@ -43,17 +43,7 @@ declare module 'fastify' {
 
 /** Builds the gateway from its feature modules, listed here in one place (STYLE.md §1). */
 export async function buildApp(deps: Deps): Promise<App> {
-  const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
-    bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    requestTimeout: deps.config.http.timeoutMs,
-    connectionTimeout: deps.config.http.timeoutMs,
-    keepAliveTimeout: deps.config.http.idleTimeoutMs,
-    ajv: { customOptions: {} },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  const app = createFastify(deps);
   // Every route, as registered: the OpenAPI test checks the document covers each one.
   const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
   app.decorate('registeredRoutes', routes);
@@ -115,6 +105,32 @@ export async function buildApp(deps: Deps): Promise<App> {
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+/**
+ * A worker's HTTP (`--role worker`): the probes and /metrics only, so that orchestrators can check it and
+ * Prometheus can scrape it. It serves no API.
+ */
+export async function buildProbeApp(deps: Deps): Promise<App> {
+  const app = createFastify(deps);
+  installErrorHandler(app);
+  await probeRoutes(app, deps);
+  return app;
+}
+
+function createFastify(deps: Deps): App {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: (request) => headerRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    requestTimeout: deps.config.http.timeoutMs,
+    connectionTimeout: deps.config.http.timeoutMs,
+    keepAliveTimeout: deps.config.http.idleTimeoutMs,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
   return app;
 }
 

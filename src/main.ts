@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
 import { pino, type Logger } from 'pino';
-import { buildApp } from './app.ts';
+import { buildApp, buildProbeApp } from './app.ts';
 import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
@@ -135,7 +135,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(EVENT_PURGE_INTERVAL_MS, () => purgeRetiredExecutors(connection.db), 'retired executor purge', logger),
   ];
 
-  const app = config.role === 'worker' ? undefined : await buildApp(deps);
+  const app = config.role === 'worker' ? await buildProbeApp(deps) : await buildApp(deps);
   const metricsListener = config.metrics.port === undefined ? undefined : await startMetricsListener(deps, config.metrics.port);
   // Background work must never end the process (issue 10): a rejection nobody handled is logged and
   // counted. A synchronous exception that reaches the top still shuts down, as Node advises.
@@ -156,7 +156,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await handOverWorkflows(deps, identity.id, identity.id, 'shutdown').catch((error: unknown) => logger.error({ err: error }, 'hand-over failed; the workflows are recovered once this executor counts as dead'));
     await markStopped(connection.db, identity).catch((error: unknown) => logger.error({ err: error }, 'executor identity not released'));
     clearInterval(heartbeat);
-    await app?.close();
+    await app.close();
     await metricsListener?.close();
     await shutdownEngine();
     await mcp.close();
@@ -164,7 +164,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await events.close();
     await connection.close();
   });
-  const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
+  const url = await app.listen({ host: config.host, port: config.port });
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
   logger.child({}, { level: 'info' }).info({ role: config.role, url, metrics_url: metricsListener?.url, environment: config.environment }, 'agentgate started');
 }

@@ -58,7 +58,7 @@ export interface GatewayOptions {
  * Pool sizes the run sets for every gateway (CI's run on a shared external Postgres with 100 connections uses
  * smaller pools, so that three test files with their gateways fit at once).
  */
-export function poolSizesFromEnvironment(): Record<string, string> {
+function poolSizesFromEnvironment(): Record<string, string> {
   const names = ['DB_POOL_SIZE', 'ENGINE_DB_POOL_SIZE'] as const;
   return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
 }
@@ -95,8 +95,6 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     started.stdout!.on('data', (chunk) => { log += chunk; });
     started.stderr!.on('data', (chunk) => { log += chunk; });
     url = await waitForListening(started, () => log);
-    // A worker-only process serves no HTTP: it has started once it says so.
-    if (url === '') return;
     port = Number(new URL(url).port);
     await waitForReady(url, started, () => log, options.readinessStatus ?? 200);
   };
@@ -166,16 +164,13 @@ async function toAnswer(response: Response): Promise<HttpAnswer> {
   return { status: response.status, headers: response.headers, body, text };
 }
 
-/**
- * The URL the server reports once it listens (its start-up line is logged whatever the log level); empty for a
- * worker-only process, which serves no HTTP.
- */
+/** The URL the server reports once it listens (its start-up line is logged whatever the log level). */
 async function waitForListening(child: ChildProcess, output: () => string): Promise<string> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${output()}`);
-    const started = /"url":(null|"(http:\/\/[^"]+)")[^\n]*"msg":"agentgate started"/.exec(output());
-    if (started) return started[2] ?? '';
+    const started = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"agentgate started"/.exec(output());
+    if (started) return started[1];
     await sleep(50);
   }
   throw new Error(`gateway did not start listening after 60 s:\n${output()}`);

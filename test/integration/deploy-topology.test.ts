@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { registerAccount, withKey } from '../helpers/accounts.ts';
-import { freePort, poolSizesFromEnvironment, startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { freePort, startGateway, waitForTask } from '../helpers/gateway.ts';
 import { parseCompose } from '../helpers/deploy/compose.ts';
 import { readImage } from '../helpers/deploy/dockerfile.ts';
 import { loadKubernetesDocuments } from '../helpers/deploy/kubernetes.ts';
@@ -39,30 +39,6 @@ async function runHealthCheck(command: string[], port: number): Promise<{ code: 
   return { code, stderr };
 }
 
-/** Starts `node src/main.ts <args>` as the worker container does; a worker serves no HTTP, so its log says when it runs. */
-async function startWorker(t: TestContext, args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['src/main.ts', ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...poolSizesFromEnvironment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  worker.stdout!.on('data', (chunk) => { output += chunk; });
-  worker.stderr!.on('data', (chunk) => { output += chunk; });
-  t.after(() => { if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL'); });
-  await waitFor('the worker to start', async () => {
-    if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}:\n${output}`);
-    return output.includes('"msg":"agentgate started"') ? true : undefined;
-  }, 60_000);
-  return worker;
-}
-
-async function stopWithSigterm(child: ChildProcess): Promise<{ code: number | null; durationMs: number }> {
-  const startedAt = Date.now();
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const [code] = await exited as [number | null];
-  return { code, durationMs: Date.now() - startedAt };
-}
-
 test('a gateway and a worker started as the Kubernetes manifests say answer their probes and run a task in production mode', async (t) => {
   const settings = podSettings();
   const gatewayArgs = gatewayPod.containers[0].args;
@@ -81,7 +57,16 @@ test('a gateway and a worker started as the Kubernetes manifests say answer thei
   const refused = await gateway.request('GET', '/api/v1/tasks');
   assert.equal(refused.status, 401, 'production requires a credential');
 
-  const worker = await startWorker(t, workerPod.containers[0].args, { ...settings, DATABASE_URL: gateway.databaseUrl, EXECUTOR_ID: 'deploy-worker' });
+  const workerArgs = workerPod.containers[0].args;
+  assert.equal(workerArgs[0], 'serve');
+  const worker = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...settings, EXECUTOR_ID: 'deploy-worker' }, args: workerArgs.slice(1) });
+  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+    const answer = await worker.request('GET', workerPod.containers[0][probe].httpGet.path);
+    assert.equal(answer.status, 200, `worker ${probe}: ${answer.text}`);
+  }
+  const workerCheck = await runHealthCheck(compose.services['worker-1'].healthcheck.test.slice(1), Number(new URL(worker.url).port));
+  assert.equal(workerCheck.code, 0, workerCheck.stderr);
+  assert.equal((await worker.request('GET', '/api/v1/tasks')).status, 404, 'a worker serves no API');
   const account = await registerAccount(gateway, 'deploy');
   const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'Run me on a worker' }, withKey(account));
   assert.equal(submitted.status, 200, submitted.text);
@@ -90,7 +75,7 @@ test('a gateway and a worker started as the Kubernetes manifests say answer thei
   const { rows } = await gateway.sql.query('select executor_id from dbos.workflow_status where workflow_uuid = $1', [submitted.body.task_id]);
   assert.equal(rows[0].executor_id, 'deploy-worker', 'the gateway only enqueues; the worker ran it');
 
-  const workerStop = await stopWithSigterm(worker);
+  const workerStop = await worker.kill('SIGTERM');
   assert.equal(workerStop.code, 0);
   assert.ok(workerStop.durationMs < workerPod.terminationGracePeriodSeconds * 1000, `the worker stopped in ${workerStop.durationMs} ms`);
   const gatewayStop = await gateway.kill('SIGTERM');

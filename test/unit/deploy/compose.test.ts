@@ -97,9 +97,9 @@ describe('deploy/compose.yaml', () => {
     assert.deepEqual(gateway.ports, [`${port}:${port}`]);
   });
 
-  it('turns off the image\'s HTTP health check for workers, which serve no HTTP', () => {
+  it('checks each worker\'s readiness on its own port, and publishes no worker port', () => {
     for (const [name, service] of servers.filter(([, service]) => roleOf(service) === 'worker')) {
-      assert.equal(service.healthcheck?.disable, true, name);
+      assert.deepEqual(service.healthcheck.test, ['CMD', 'node', 'deploy/probe.ts', '/readiness'], name);
       assert.equal(service.ports, undefined, name);
     }
   });

@@ -115,15 +115,17 @@ describe('deploy/k8s', () => {
     assert.deepEqual(selectedBy(named('Service', 'agentgate').spec.selector), [gateway]);
   });
 
-  it('probes the gateway on the port it listens on: /health for start-up and liveness, /readiness for traffic', () => {
-    const container = containerOf(gateway);
-    const listening = loadConfig(containerEnv(container), 'gateway').port;
-    const portNamed = (name: string) => container.ports.find((port: any) => port.name === name)?.containerPort;
-    assert.equal(portNamed(named('Service', 'agentgate').spec.ports[0].targetPort), listening, 'the Service targets the server');
-    const probes = { startupProbe: '/health', livenessProbe: '/health', readinessProbe: '/readiness' } as const;
-    for (const [probe, probePath] of Object.entries(probes)) {
-      assert.equal(container[probe].httpGet.path, probePath, probe);
-      assert.equal(portNamed(container[probe].httpGet.port), listening, `${probe} reaches the server's port`);
+  it('probes gateways and workers on the port they listen on: /health for start-up and liveness, /readiness for traffic', () => {
+    for (const [deployment, role] of [[gateway, 'gateway'], [worker, 'worker']] as const) {
+      const container = containerOf(deployment);
+      const listening = loadConfig(containerEnv(container), role).port;
+      const portNamed = (name: string) => container.ports.find((port: any) => port.name === name)?.containerPort;
+      if (role === 'gateway') assert.equal(portNamed(named('Service', 'agentgate').spec.ports[0].targetPort), listening, 'the Service targets the server');
+      const probes = { startupProbe: '/health', livenessProbe: '/health', readinessProbe: '/readiness' } as const;
+      for (const [probe, probePath] of Object.entries(probes)) {
+        assert.equal(container[probe].httpGet.path, probePath, `${role} ${probe}`);
+        assert.equal(portNamed(container[probe].httpGet.port), listening, `${role} ${probe} reaches the server's port`);
+      }
     }
   });
 
