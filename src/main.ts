@@ -18,6 +18,7 @@ import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
+import { traceLogFields } from './observability/trace-log-fields.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
@@ -42,7 +43,10 @@ const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   const config = loadConfig(process.env, command === 'serve' ? parseRole(rest) : 'all');
-  const logger = pino({ level: config.logLevel, base: { service: 'agentgate' }, redact: REDACTED_FIELDS, serializers: logSerializers });
+  const logger = pino({
+    level: config.logLevel, base: { service: 'agentgate' }, redact: REDACTED_FIELDS, serializers: logSerializers,
+    ...(config.tracing.enabled ? { mixin: traceLogFields } : {}),
+  });
   if (command === 'migrate') return migrate(config, logger);
   if (command === 'keys') return createKey(config, logger, rest);
   if (command === 'serve') return serve(config, logger);
@@ -75,6 +79,8 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
+  // Off, the OpenTelemetry SDK is not even loaded: spans are the API's no-ops.
+  const tracing = config.tracing.enabled ? (await import('./observability/start-tracing.ts')).startTracing(logger, config.version) : undefined;
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
   const mcp = startMcpServers(config.mcpConfigPath, logger);
   const tools = createBuiltInToolRegistry(mcp.tools, config);
@@ -138,10 +144,11 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await closeBrowser();
     await events.close();
     await connection.close();
+    await tracing?.shutdown();
   });
   const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
-  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
+  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment, tracing: config.tracing.enabled }, 'agentgate started');
 }
 
 /**

@@ -174,6 +174,11 @@ export function currentStepId(): number {
   return DBOS.stepID ?? 0;
 }
 
+/** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
+export function currentWorkflowId(): string | undefined {
+  return DBOS.workflowID;
+}
+
 /** Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it. */
 export function runDurableStep<T>(name: string, work: () => Promise<T>): Promise<T> {
   return DBOS.runStep(work, { name });

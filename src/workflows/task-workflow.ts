@@ -11,6 +11,7 @@ import { parseTaskSettings } from './runtime/task-settings.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
 import { runTaskStep } from './runtime/task-step.ts';
+import { inTaskTrace } from './runtime/task-trace.ts';
 
 /**
  * The durable workflow of every task; its workflow id is the task id. Register before the engine launches.
@@ -18,9 +19,9 @@ import { runTaskStep } from './runtime/task-step.ts';
  * that path existed (no `shape`), runs step by step, each checkpoint and model call a step of its own.
  */
 export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
-  return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => (
+  return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => inTaskTrace(deps, taskId, () => (
     shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)
-  ));
+  )));
 }
 
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {

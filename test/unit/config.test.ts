@@ -42,3 +42,18 @@ test('skip-auth outside development and a missing JWT secret in production are r
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);
   assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
 });
+
+test('traces are on only when an exporter or an OTLP endpoint is named, and the SDK is not disabled', () => {
+  assert.equal(loadConfig({}).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_SERVICE_NAME: 'gateway' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: ' console ' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none,otlp' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp,none' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
+});
