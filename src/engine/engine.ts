@@ -174,11 +174,6 @@ export function currentStepId(): number {
   return DBOS.stepID ?? 0;
 }
 
-/** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
-export function currentWorkflowId(): string | undefined {
-  return DBOS.workflowID;
-}
-
 /** Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it. */
 export function runDurableStep<T>(name: string, work: () => Promise<T>): Promise<T> {
   return DBOS.runStep(work, { name });
@@ -193,4 +188,9 @@ export function registerDurableWorkflow<Args extends unknown[]>(name: string, bo
 export async function workflowRecord(taskId: string) {
   const [status, steps] = await Promise.all([DBOS.getWorkflowStatus(taskId), DBOS.listWorkflowSteps(taskId)]);
   return { status, steps: steps ?? [] };
+}
+
+/** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
+export function currentWorkflowId(): string | undefined {
+  return DBOS.workflowID;
 }
