@@ -1,8 +1,8 @@
 import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 /**
- * The gateway's tracer. Until the SDK is started (tracing/start-tracing.ts) it is the API's no-op: spans cost an
- * object or two and go nowhere.
+ * The gateway's tracer. Until the SDK is started (start-tracing.ts) it is the API's no-op: spans cost an object or
+ * two and go nowhere.
  */
 const tracer = trace.getTracer('agentgate');
 

@@ -30,10 +30,11 @@ export function startTracing(logger: Logger, serviceVersion: string): Tracing {
   });
   sdk.start();
   return {
+    // Never throws: spans that cannot be sent are lost, which must not stop the rest of the shutdown.
     shutdown: () => pTimeout(sdk.shutdown(), {
       milliseconds: SHUTDOWN_WAIT_MS,
       fallback: () => log.warn('spans still unexported at shutdown were dropped: the collector did not answer in time'),
-    }),
+    }).catch((error: unknown) => log.warn({ err: error }, 'spans still unexported at shutdown were dropped')),
   };
 }
 

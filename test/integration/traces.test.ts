@@ -200,3 +200,17 @@ describe('tracing off', () => {
     assert.equal(collector.requestCount(), 0);
   });
 });
+
+describe('shutdown', () => {
+  it('spans still waiting for their batch are exported when the gateway stops', async (t) => {
+    const collector = await startOtlpCollector(t);
+    // A batch delay longer than the test: only the flush at shutdown can send these spans.
+    const gateway = await startGateway(t, { env: { ...exportingTo(collector), OTEL_BSP_SCHEDULE_DELAY: '600000' } });
+    const taskId = await submit(gateway, { query: 'Hello' }, { traceparent: callerTrace().traceparent });
+    assert.equal((await waitForTask(gateway, taskId)).status, 'TASK_STATUS_COMPLETED');
+    assert.equal(collector.requestCount(), 0, 'nothing is sent before the batch delay');
+    await gateway.kill('SIGTERM');
+    const names = collector.spans().filter((span) => namesTask(span, taskId)).map((span) => span.name);
+    for (const name of ['task submit', 'step answer', 'invoke_agent simple-agent', 'ai.streamText']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+  });
+});

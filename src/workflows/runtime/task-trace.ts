@@ -13,7 +13,7 @@ import { extractTraceContext } from '../../observability/trace-carrier.ts';
 export async function inTaskTrace<T>(deps: Deps, taskId: string, work: () => Promise<T>): Promise<T> {
   if (!deps.config.tracing.enabled) return work();
   const parent = await submissionTraceContext(deps, taskId);
-  return inSpan('task run', { parent, attributes: { 'agentgate.task.id': taskId } }, () => work());
+  return inSpan('task run', { parent, attributes: { 'agentgate.task.id': taskId } }, work);
 }
 
 /** A task submitted while tracing was off, or a scheduled run, has none: its runs start a trace of their own. */
