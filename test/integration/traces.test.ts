@@ -209,7 +209,7 @@ describe('shutdown', () => {
     const taskId = await submit(gateway, { query: 'Hello' }, { traceparent: callerTrace().traceparent });
     assert.equal((await waitForTask(gateway, taskId)).status, 'TASK_STATUS_COMPLETED');
     assert.equal(collector.requestCount(), 0, 'nothing is sent before the batch delay');
-    await gateway.kill('SIGTERM');
+    assert.equal((await gateway.kill('SIGTERM')).code, 0);
     const names = collector.spans().filter((span) => namesTask(span, taskId)).map((span) => span.name);
     for (const name of ['task submit', 'step answer', 'invoke_agent simple-agent', 'ai.streamText']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
   });
