@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
 import { pino, type Logger } from 'pino';
+import { traceLogFields } from './observability/trace-log-fields.ts';
 import { buildApp } from './app.ts';
 import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
@@ -18,7 +19,6 @@ import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
 import { backgroundErrors } from './observability/metrics.ts';
-import { traceLogFields } from './observability/trace-log-fields.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
@@ -148,7 +148,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   });
   const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.
-  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment, tracing: config.tracing.enabled }, 'agentgate started');
+  logger.child({}, { level: 'info' }).info({ role: config.role, url, environment: config.environment }, 'agentgate started');
 }
 
 /**

@@ -31,11 +31,6 @@ export function markFailed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
-/** Notes something that happened without work of its own (a refused tool call) on the active span, if any. */
-export function noteOnActiveSpan(name: string, attributes: Attributes): void {
-  trace.getActiveSpan()?.addEvent(name, attributes);
-}
-
 /** Whether work here is traced: a recording span is active (never while tracing is off). */
 export function isTracedHere(): boolean {
   return trace.getActiveSpan()?.isRecording() === true;

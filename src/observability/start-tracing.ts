@@ -29,6 +29,7 @@ export function startTracing(logger: Logger, serviceVersion: string): Tracing {
     logRecordProcessors: [],
   });
   sdk.start();
+  log.info('traces are exported (OpenTelemetry; the OTEL_* variables say where)');
   return {
     // Never throws: spans that cannot be sent are lost, which must not stop the rest of the shutdown.
     shutdown: () => pTimeout(sdk.shutdown(), {

@@ -37,12 +37,6 @@ test('provider credentials are passed through for the model registry', () => {
   assert.equal(config.providerEnv.UNRELATED, undefined);
 });
 
-test('skip-auth outside development and a missing JWT secret in production are refused', () => {
-  assert.throws(() => loadConfig({ GATEWAY_ENV: 'test', GATEWAY_SKIP_AUTH: '1' }), /GATEWAY_SKIP_AUTH/);
-  assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);
-  assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
-});
-
 test('traces are on only when an exporter or an OTLP endpoint is named, and the SDK is not disabled', () => {
   assert.equal(loadConfig({}).tracing.enabled, false);
   assert.equal(loadConfig({ OTEL_SERVICE_NAME: 'gateway' }).tracing.enabled, false);
@@ -56,4 +50,10 @@ test('traces are on only when an exporter or an OTLP endpoint is named, and the 
   assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp,none' }).tracing.enabled, true);
   assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, false);
   assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
+});
+
+test('skip-auth outside development and a missing JWT secret in production are refused', () => {
+  assert.throws(() => loadConfig({ GATEWAY_ENV: 'test', GATEWAY_SKIP_AUTH: '1' }), /GATEWAY_SKIP_AUTH/);
+  assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);
+  assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /JWT_SECRET/);
 });

@@ -7,7 +7,7 @@ import type { ToolCallsTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
-import { inSpan, markFailed, noteOnActiveSpan } from '../../observability/spans.ts';
+import { inSpan, markFailed } from '../../observability/spans.ts';
 import type { ToolOutcome } from '../../tools/registry.ts';
 import { withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -74,7 +74,6 @@ export function limitReached(use: ToolUse): string | undefined {
 }
 
 export function refuseCall(use: ToolUse, request: RequestedToolCall, key: string, refusal: string): CallRecord {
-  noteOnActiveSpan('tool call refused', { 'gen_ai.tool.name': request.toolName, 'gen_ai.tool.call.id': request.toolCallId, 'agentgate.tool.refusal': refusal });
   return {
     part: resultPart(request, { type: 'error-text', value: refusal }),
     events: [observationEvent(use, request, key, { error: refusal, refused: true, duration_ms: 0, cost_usd: 0 })],
