@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
 import { pino, type Logger } from 'pino';
-import { traceLogFields } from './observability/trace-log-fields.ts';
 import { buildApp } from './app.ts';
 import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
 import { purgeIdleTranscripts } from './openai/chat-session.ts';
+import { traceLogFields } from './observability/trace-log-fields.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkReleasedTasks } from './tasks/unpark.ts';
