@@ -261,6 +261,8 @@ export interface Config {
   metrics: Readonly<MetricsSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
+  /** OpenTelemetry traces (tracesWanted); the SDK reads the OTEL_* variables themselves. */
+  tracing: { enabled: boolean };
   version: string;
 }
 
@@ -388,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
     providerEnv: Object.freeze(providerEnv),
+    tracing: Object.freeze({ enabled: tracesWanted(env) }),
     version: '0.1.0',
   });
 }
@@ -431,4 +434,16 @@ function webSearchSettings(values: Static<typeof EnvSchema>): Readonly<WebSearch
 function valueAt(object: Record<string, unknown>, instancePath: string): unknown {
   const key = instancePath.replace(/^\//, '');
   return key ? object[key] : undefined;
+}
+
+/**
+ * Traces are exported only when the operator names a traces exporter (other than `none`) or an OTLP endpoint, and
+ * OTEL_SDK_DISABLED is not `true`: left to itself the OpenTelemetry SDK would export to localhost:4318 by default.
+ * The first exporter named decides, as in the SDK (`none,otlp` is off; `otlp,none` is on).
+ */
+export function tracesWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'null');
+  if (exporters.length > 0) return exporters[0] !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }

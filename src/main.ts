@@ -6,6 +6,7 @@ import { createAdminKey, parseKeyCommand } from './auth/cli.ts';
 import { purgeOldWindows } from './http/fixed-window.ts';
 import { purgeExpiredIdempotencyRecords } from './http/idempotency.ts';
 import { purgeIdleTranscripts } from './openai/chat-session.ts';
+import { traceLogFields } from './observability/trace-log-fields.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { unparkReleasedTasks } from './tasks/unpark.ts';
@@ -48,7 +49,10 @@ const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   const config = loadConfig(process.env, command === 'serve' ? parseRole(rest) : 'all');
-  const logger = pino({ level: config.logLevel, base: { service: 'agentgate' }, redact: REDACTED_FIELDS, serializers: logSerializers });
+  const logger = pino({
+    level: config.logLevel, base: { service: 'agentgate' }, redact: REDACTED_FIELDS, serializers: logSerializers,
+    ...(config.tracing.enabled ? { mixin: traceLogFields } : {}),
+  });
   if (command === 'migrate') return migrate(config, logger);
   if (command === 'keys') return createKey(config, logger, rest);
   if (command === 'serve') return serve(config, logger);
@@ -81,6 +85,8 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 
 /** Starts everything in dependency order and stops it in reverse on SIGINT/SIGTERM. */
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
+  // Off, the OpenTelemetry SDK is not even loaded: spans are the API's no-ops.
+  const tracing = config.tracing.enabled ? (await import('./observability/start-tracing.ts')).startTracing(logger, config.version) : undefined;
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
   const mcp = startMcpServers(config.mcpConfigPath, logger);
   const tools = createBuiltInToolRegistry(mcp.tools, config);
@@ -163,6 +169,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await closeBrowser();
     await events.close();
     await connection.close();
+    await tracing?.shutdown();
   });
   const url = await app.listen({ host: config.host, port: config.port });
   // Logged whatever LOG_LEVEL says: where to connect, also when PORT=0 let the system choose the port.

@@ -5,8 +5,8 @@ import { startChildServer, type ChildServer } from './child-server.ts';
 import { freePort } from './free-port.ts';
 import { isPostmasterRunning, readPostmasterPid, stopPostmaster } from '../../src/db/postmaster-process.ts';
 
-/** Settings the caller may tune for an experiment; they are passed on to the gateway when set. */
-const PASSED_SETTINGS = ['WORKER_CONCURRENCY', 'DB_POOL_SIZE'] as const;
+/** Settings the caller may tune for an experiment (and the OTEL_* variables, to measure tracing); passed on to the gateway when set. */
+const PASSED_SETTINGS: readonly string[] = ['WORKER_CONCURRENCY', 'DB_POOL_SIZE'];
 const READY_TIMEOUT_MS = 120_000;
 
 export interface Gateway extends ChildServer {
@@ -51,7 +51,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
 async function launchGateway(options: GatewayOptions, dataDir: string, ports: Ports): Promise<Gateway> {
   const settings = {
-    ...Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]!])),
+    ...Object.fromEntries(Object.entries(process.env).flatMap(([name, value]) =>
+      (value && (PASSED_SETTINGS.includes(name) || name.startsWith('OTEL_')) ? [[name, value]] : []))),
     ...options.env,
   };
   const server = await startChildServer({

@@ -229,3 +229,8 @@ export async function workflowRecord(taskId: string) {
   const [status, steps] = await Promise.all([DBOS.getWorkflowStatus(taskId), DBOS.listWorkflowSteps(taskId)]);
   return { status, steps: steps ?? [] };
 }
+
+/** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
+export function currentWorkflowId(): string | undefined {
+  return DBOS.workflowID;
+}

@@ -1,24 +1,20 @@
+import type { Context } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+import { extractTraceContext, traceIdOf } from '../observability/trace-carrier.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest { traceId?: string }
+  interface FastifyRequest {
+    /** The caller's W3C trace context (spec 5.12), when it sent a valid one: the parent of the spans the request starts. */
+    traceContext?: Context;
+  }
 }
 
-/** W3C trace context (spec 5.12): a valid `traceparent` puts its trace id in the logs; invalid ones are ignored. */
-export function parseTraceparent(header: unknown): string | undefined {
-  if (typeof header !== 'string') return undefined;
-  const match = TRACEPARENT.exec(header.trim().toLowerCase());
-  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined;
-  return match[1];
-}
-
+/** A valid `traceparent` puts its trace id in the request's logs and becomes the parent of its spans; an invalid one is ignored. */
 export function installTraceContext(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    const traceId = parseTraceparent(request.headers.traceparent);
-    if (!traceId) return;
-    request.traceId = traceId;
-    request.log = request.log.child({ trace_id: traceId });
+    const incoming = extractTraceContext(request.headers);
+    if (!incoming) return;
+    request.traceContext = incoming;
+    request.log = request.log.child({ trace_id: traceIdOf(incoming) });
   });
 }

@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { jsonSchema, Output, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
@@ -34,6 +35,8 @@ export type StreamModelTextRequest = {
   onDelta?: (text: string) => void;
   /** Awaited before the next candidate is tried, after one failed without delivering text. */
   onFallback?: (fallback: ModelFallback) => Promise<void>;
+  /** Names the call in its trace spans: the phase it serves (`functionId`) and ids such as the task's. */
+  telemetry?: { functionId: string; metadata: Record<string, string> };
 };
 
 export type ModelFallback = {
@@ -119,6 +122,7 @@ async function streamCandidate(
     providerOptions: { mock: { ...request.mockOptions, delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } as never },
     // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
     onError: () => {},
+    experimental_telemetry: modelCallTelemetry(request),
   });
   let text = '';
   let usage: LanguageModelUsage | undefined;
@@ -147,6 +151,15 @@ async function streamCandidate(
     costUsd: costUsd(catalogModel, inputTokens, outputTokens),
     ...(request.tools ? { toolCalls } : {}),
   };
+}
+
+/**
+ * The AI SDK's own spans for the call (`ai.streamText` and its provider request `ai.streamText.doStream`, with
+ * model, provider and token counts), under the span the call runs in. Only inside a traced span: a call outside any
+ * (a session title) or with tracing off makes none. Prompts and answers stay out of spans: they are the users' data.
+ */
+function modelCallTelemetry(request: StreamModelTextRequest) {
+  return { isEnabled: isTracedHere(), recordInputs: false, recordOutputs: false, ...request.telemetry };
 }
 
 /** Declared without `execute`, so the SDK reports the calls and runs none itself. */

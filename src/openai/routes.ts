@@ -59,7 +59,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const { context, serverContext } = chatTaskContext(chat, model);
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'standard' || model.mode === 'supervisor' ? model.mode : undefined, context,
-      }, { taskId: idempotentResourceId(request), serverContext });
+      }, { taskId: idempotentResourceId(request), serverContext, traceContext: request.traceContext });
       if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
       const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);
       if (lease) {

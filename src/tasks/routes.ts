@@ -22,7 +22,7 @@ export async function taskRoutes(app: App, deps: Deps) {
     config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task', body: SubmitTaskBody, response: { 200: SubmitTaskResponse, ...errors } },
   }, async (request, reply) => {
-    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request) });
+    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request), traceContext: request.traceContext });
     reply.headers({ 'x-workflow-id': submitted.taskId, 'x-session-id': submitted.session.publicId });
     return {
       task_id: submitted.taskId,
@@ -36,7 +36,7 @@ export async function taskRoutes(app: App, deps: Deps) {
     config: { scope: 'tasks:write' },
     schema: { tags: ['tasks'], summary: 'Submit a task and get its stream URL', body: SubmitStreamBody, response: { 201: SubmitStreamResponse, ...errors } },
   }, async (request, reply) => {
-    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request) });
+    const submitted = await submitTask(deps, request.caller, request.body, { taskId: idempotentResourceId(request), traceContext: request.traceContext });
     const streamUrl = `/api/v1/stream/sse?workflow_id=${submitted.taskId}`;
     reply.status(201).headers({
       'x-workflow-id': submitted.taskId,

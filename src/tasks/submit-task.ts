@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context, type Context } from '@opentelemetry/api';
 import pTimeout from 'p-timeout';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
@@ -7,6 +8,8 @@ import { claimSession, resolvedSession, type ResolvedSession, type SessionClaim 
 import { findRolePreset, roleNames } from '../workflows/agents/role-presets.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
+import { inSpan } from '../observability/spans.ts';
+import { injectTraceContext } from '../observability/trace-carrier.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
 import { refuseUnavailable } from './unavailable-requests.ts';
@@ -29,6 +32,8 @@ export interface SubmitOptions {
   serverContext?: Record<string, unknown>;
   /** Options the server itself sets (a scheduled run's time limit). */
   serverOptions?: Record<string, unknown>;
+  /** The caller's trace context (`traceparent`): the submission's span is its child. */
+  traceContext?: Context;
 }
 
 /** A submission that passed every check, ready to be written (queries.ts insertTaskWithSession). */
@@ -38,12 +43,18 @@ export interface PreparedTask extends NewQueuedTask {
 
 /** Validates the submission rules of spec 4.2, writes the task and starts (or enqueues) its workflow. */
 export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<SubmittedTask> {
-  const task = await prepareTask(deps, caller, input, options);
-  const stored = await insertTaskWithSession(deps.db, caller, task.claim, task);
-  // The row is committed first: if we die before the start, or the engine cannot record it in time
-  // (its database writes wait out an outage), the orphan sweep starts it.
-  await startSubmittedTask(deps, task.id, caller.tenantId);
-  return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt };
+  return inSpan('task submit', { parent: options.traceContext, attributes: { 'agentgate.tenant.id': caller.tenantId } }, async (span) => {
+    const task = await prepareTask(deps, caller, input, options);
+    span.setAttribute('agentgate.task.id', task.id);
+    // Kept with the task, so its workflow's spans join this trace wherever and whenever it runs (after a
+    // crash, in another process); runtime/task-trace.ts reads it back.
+    if (deps.config.tracing.enabled) task.options.trace_context = injectTraceContext(context.active());
+    const stored = await insertTaskWithSession(deps.db, caller, task.claim, task);
+    // The row is committed first: if we die before the start, or the engine cannot record it in time
+    // (its database writes wait out an outage), the orphan sweep starts it.
+    await startSubmittedTask(deps, task.id, caller.tenantId);
+    return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt };
+  });
 }
 
 /** The checks of a submission (400 or 403 when it breaks a rule); nothing is written. */

@@ -12,6 +12,7 @@ import { parseTaskSettings } from './runtime/task-settings.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
 import { runTaskStep } from './runtime/task-step.ts';
+import { inTaskTrace } from './runtime/task-trace.ts';
 
 /**
  * The durable workflow of every task; its workflow id is the task id. Register before the engine launches.
@@ -22,7 +23,7 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => {
     activeWorkflows.inc();
     try {
-      return await (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId));
+      return await inTaskTrace(deps, taskId, () => (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)));
     } finally {
       activeWorkflows.dec();
     }

@@ -37,6 +37,21 @@ test('provider credentials are passed through for the model registry', () => {
   assert.equal(config.providerEnv.UNRELATED, undefined);
 });
 
+test('traces are on only when an exporter or an OTLP endpoint is named, and the SDK is not disabled', () => {
+  assert.equal(loadConfig({}).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_SERVICE_NAME: 'gateway' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: ' console ' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none,otlp' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp,none' }).tracing.enabled, true);
+  assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, false);
+  assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
+});
+
 test('skip-auth outside development and a missing JWT secret in production are refused', () => {
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'test', GATEWAY_SKIP_AUTH: '1' }), /GATEWAY_SKIP_AUTH/);
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);

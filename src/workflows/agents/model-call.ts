@@ -77,8 +77,10 @@ export async function streamReservedRequest(
 ): Promise<ModelTextResult> {
   try {
     await onStart?.();
-    modelCalls.inc({ phase: String(request.mockOptions?.purpose ?? 'agent') });
-    return await withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, { ...request, abortSignal }));
+    const phase = String(request.mockOptions?.purpose ?? 'agent');
+    modelCalls.inc({ phase });
+    const telemetry = { functionId: phase, metadata: { task_id: task.id, call_key: callKey } };
+    return await withDeadline(deps.config, task, cancel, (abortSignal) => streamModelText(deps.models, { ...request, abortSignal, telemetry }));
   } catch (error) {
     await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, callKey), { logger: deps.logger, what: 'release tokens' });
     throw error;

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
+import { inAgentSpan } from './agent-span.ts';
 import { runSingleCall, type AgentCall, type AgentOutcome } from './call-agent.ts';
 import { withCancelWatch } from './model-call.ts';
 import { runToolLoop } from './tool-loop.ts';
@@ -13,10 +14,12 @@ import { BudgetExhaustedError } from '../runtime/control-errors.ts';
  * (whose first turn costs the same two commits when the model calls no tool). A spent cost budget ends the
  * run (BudgetExhaustedError): it is a hard limit, where a spent token budget may be raised and resumed.
  */
-export async function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
-  const outcome = await (call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel));
-  if ('budgetExhausted' in outcome && outcome.budgetExhausted.scope === 'run') throw new BudgetExhaustedError(describeExhausted(outcome.budgetExhausted));
-  return outcome;
+export function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
+  return inAgentSpan(task, call, async () => {
+    const outcome = await (call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel));
+    if ('budgetExhausted' in outcome && outcome.budgetExhausted.scope === 'run') throw new BudgetExhaustedError(describeExhausted(outcome.budgetExhausted));
+    return outcome;
+  });
 }
 
 /**

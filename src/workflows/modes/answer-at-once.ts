@@ -4,6 +4,7 @@ import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
 import { changeTask } from '../../task-state/change-task.ts';
+import { inAgentSpan } from '../agents/agent-span.ts';
 import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from '../agents/call-agent.ts';
 import { TaskCancelledError } from '../runtime/control-errors.ts';
 import { estimateTokens, streamReservedCall, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
@@ -43,7 +44,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   const started = await start(deps, draft, call, callKey, stepKey, chooseMode);
   if (!started) return { kind: 'declined' };
   const { task, maxOutputTokens } = started;
-  return withCancelWatch(deps, taskId, async (cancel) => {
+  return inAgentSpan(task, call, () => withCancelWatch(deps, taskId, async (cancel) => {
     const events = await openAgentEventWriter(deps, task, stepKey, call);
     const result = await streamReservedCall(deps, task, callKey, { ...agentModelCall(deps, task, stepKey, call, events), maxOutputTokens }, cancel)
       .catch(async (error: unknown) => {
@@ -63,7 +64,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
     if (completed === 'held') return { kind: 'held', task, answer };
     deps.titles.nudge();
     return { kind: 'completed' };
-  });
+  }));
 }
 
 /** A task that asks for approval waits at its gate on the step-by-step path; a template task runs its nodes there. */
