@@ -59,10 +59,11 @@ function formatThroughput(results: ThroughputResult[]): string[] {
     ...(one && two ? [`2 workers ÷ 1 worker: **${fixed(two.steady.perSecond / one.steady.perSecond, 2)}** steady, `
       + `${fixed(two.toLastCompletion.perSecond / one.toLastCompletion.perSecond, 2)} to the last completion.`, ''] : []),
     `CPU over the steady window, percent of one core (the machine has ${cores}: ${100 * cores} % in all); *rest of the machine*: `
-      + 'other sessions\' work on this shared machine, and interrupts.',
+      + 'other sessions\' work on this shared machine, and interrupts. Per task: CPU milliseconds of Postgres and of the workers '
+      + 'together per task completed in the window.',
     '',
-    `| setup | gateway | ${Array.from({ length: workerColumns }, (_, index) => `worker ${index + 1}`).join(' | ')} | postgres | benchmark | rest of the machine | whole machine |`,
-    `|${' --- |'.repeat(workerColumns + 6)}`,
+    `| setup | gateway | ${Array.from({ length: workerColumns }, (_, index) => `worker ${index + 1}`).join(' | ')} | postgres | benchmark | rest of the machine | whole machine | postgres ms per task | workers ms per task |`,
+    `|${' --- |'.repeat(workerColumns + 8)}`,
     ...results.map((result) => cpuRow(result, workerColumns)),
     '',
   ];
@@ -71,7 +72,10 @@ function formatThroughput(results: ThroughputResult[]): string[] {
 function cpuRow(result: ThroughputResult, workerColumns: number): string {
   const { cpu } = result.steady;
   const workers = Array.from({ length: workerColumns }, (_, index) => (index < cpu.workers.length ? percent(cpu.workers[index]) : '—'));
-  return `| ${[describeSetup(result), percent(cpu.gateway), ...workers, percent(cpu.postgres), percent(cpu.bench), percent(cpu.rest), percent(cpu.machine)].join(' | ')} |`;
+  const msPerTask = (percentOfCore: number) => fixed((10 * percentOfCore) / result.steady.perSecond, 1);
+  const allWorkers = cpu.workers.reduce((sum, used) => sum + used, 0);
+  return `| ${[describeSetup(result), percent(cpu.gateway), ...workers, percent(cpu.postgres), percent(cpu.bench), percent(cpu.rest),
+    percent(cpu.machine), msPerTask(cpu.postgres), msPerTask(allWorkers)].join(' | ')} |`;
 }
 
 function formatRecovery(results: RecoveryResult[]): string[] {
@@ -82,8 +86,8 @@ function formatRecovery(results: RecoveryResult[]): string[] {
       + `${MOCK_DELAY_MS} ms (\`context.mock_delay_ms\`). Once none is left on the queue, one worker is killed (SIGKILL) and never restarted; its `
       + 'tasks are those the engine showed running under its executor id just before. Times in seconds from the kill, read from '
       + 'Postgres (same clock): its last heartbeat (`executors.heartbeat_at`), its detection by the survivor (`recovered_at`), the last '
-      + '`ERROR_RECOVERY` event written (every task back on the queue), the last of its tasks taken from the queue again (the engine\'s '
-      + '`started_at_epoch_ms`), and the last completed. A worker renews its lease every sixth of EXECUTOR_DEAD_AFTER_SECONDS and '
+      + '`ERROR_RECOVERY` event written (it follows the re-queue, which the survivor may dequeue first), the last of its tasks taken '
+      + 'from the queue again (the engine\'s `started_at_epoch_ms`), and the last completed. A worker renews its lease every sixth of EXECUTOR_DEAD_AFTER_SECONDS and '
       + 'checks for dead ones as often, so detection is expected at the last heartbeat + EXECUTOR_DEAD_AFTER_SECONDS + up to one '
       + 'such interval. *Exactly once*: every task of the run COMPLETED with one usage row, one `WORKFLOW_COMPLETED` and one final answer.',
     '',
@@ -98,11 +102,11 @@ function formatRecovery(results: RecoveryResult[]): string[] {
     '',
     'Where the time goes:',
     '',
-    ...results.map((result) => `- EXECUTOR_DEAD_AFTER_SECONDS=${result.deadAfterSeconds}: detection ${fixed(result.detected, 1)} s `
-      + `(lease ${fixed(-result.lastHeartbeatBeforeKill, 1)} s old at the kill; expected ${fixed(result.deadAfterSeconds + result.lastHeartbeatBeforeKill, 1)}`
-      + `–${fixed(result.deadAfterSeconds + result.lastHeartbeatBeforeKill + result.deadAfterSeconds / 6, 1)} s), re-queue ${fixed(result.handedOver - result.detected, 2)} s, `
-      + `back on the survivor ${fixed(result.lastRestarted - result.handedOver, 2)} s later, the re-run ${fixed(result.lastCompleted - result.lastRestarted, 2)} s `
-      + `to the last completion; recovered by ${result.recoveredBy ?? 'nobody'}.`),
+    ...results.map((result) => `- EXECUTOR_DEAD_AFTER_SECONDS=${result.deadAfterSeconds}: detection ${fixed(result.detected, 2)} s `
+      + `(the lease was ${fixed(-result.lastHeartbeatBeforeKill, 2)} s old at the kill: expected ${fixed(result.deadAfterSeconds + result.lastHeartbeatBeforeKill, 2)}`
+      + `–${fixed(result.deadAfterSeconds + result.lastHeartbeatBeforeKill + result.deadAfterSeconds / 6, 2)} s); then ${fixed(result.lastRestarted - result.detected, 2)} s `
+      + `until the last of its tasks ran again on ${result.recoveredBy ?? 'nobody'} (re-queue and dequeue), and ${fixed(result.lastCompleted - result.lastRestarted, 2)} s `
+      + 'of re-run to the last completion.'),
     '',
   ];
 }
@@ -113,13 +117,14 @@ function formatKinds(results: TaskKindResult[]): string[] {
     '',
     'A gateway-only process and one worker; each kind\'s tasks submitted (64 clients) and drained before the next kind\'s. Write '
       + 'transactions (the transaction id\'s advance) and WAL from before the submission to the last completion, per task; the '
-      + 'processes\' own background writes (heartbeats, sweeps) in that time are included.',
+      + 'processes\' own background writes (heartbeats, sweeps) in that time are included. Database growth: `pg_database_size` '
+      + 'before and after, per task (space freed by earlier deletes may be reused, and tables grow by whole pages).',
     '',
-    '| task kind | tasks (completed) | model calls per task | engine step records per task | events per task | write transactions per task | WAL kB per task |',
-    `|${' --- |'.repeat(7)}`,
+    '| task kind | tasks (completed) | model calls per task | engine step records per task | events per task | write transactions per task | WAL kB per task | database growth kB per task |',
+    `|${' --- |'.repeat(8)}`,
     ...results.map((result) => `| ${[
       result.name, `${result.tasks} (${result.completed})`, fixed(result.modelCalls, 1), fixed(result.engineSteps, 1), fixed(result.events, 1),
-      fixed(result.work.writeTransactionsPerTask, 1), fixed(result.work.walBytesPerTask / 1024, 1),
+      fixed(result.work.writeTransactionsPerTask, 1), fixed(result.work.walBytesPerTask / 1024, 1), fixed(result.storedBytes / 1024, 1),
     ].join(' | ')} |`),
     '',
   ];

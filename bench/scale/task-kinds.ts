@@ -20,8 +20,12 @@ const DAG_PLAN = {
   subtasks: ['rivers', 'mountains', 'lakes'].map((topic, index) => ({ id: `task-${index + 1}`, description: `List three ${topic}` })),
 };
 
+/** A streamed answer writes a token-delta event at most every EVENT_PARTIAL_INTERVAL_MS while it streams. */
+const STREAMED_MS = 2_000;
+
 export const TASK_KINDS: TaskKind[] = [
   { name: 'simple (`mode: simple`: one agent)', fields: { mode: 'simple' } },
+  { name: `simple, its answer streamed over ${STREAMED_MS / 1000} s`, fields: { mode: 'simple', context: { mock_delay_ms: STREAMED_MS } } },
   { name: 'planned (no mode: a decomposition call, then one agent)', fields: {} },
   { name: 'DAG (no mode, decomposed into 3 parallel agents, then a synthesis)', fields: { context: { mock_plan: DAG_PLAN } } },
 ];
@@ -35,6 +39,8 @@ export interface TaskKindResult {
   engineSteps: number;
   events: number;
   work: WorkPerTask;
+  /** How much the database grew per task (tables and indexes, the engine's included), bytes. */
+  storedBytes: number;
 }
 
 /**
@@ -54,11 +60,13 @@ export async function measureTaskKinds(context: ScaleContext, tasksPerKind: numb
     for (const kind of TASK_KINDS) {
       context.log(`database work per task: ${tasksPerKind} tasks, ${kind.name}`);
       const since = await databaseNow(pool);
+      const sizeBefore = await databaseSize(pool);
       const before = await markDatabase(pool);
       await runLoad({ url: `${gateway.url}/api/v1/tasks`, connections: CONNECTIONS, durationSeconds: 0, amount: tasksPerKind, label: 'kind', fields: kind.fields });
       await waitUntilIdle(pool, DRAIN_TIMEOUT_MS);
       const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
-      results.push({ name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind), work: perTask(work, tasksPerKind) });
+      const storedBytes = (await databaseSize(pool) - sizeBefore) / tasksPerKind;
+      results.push({ name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind), work: perTask(work, tasksPerKind), storedBytes });
     }
     return results;
   } finally {
@@ -74,7 +82,12 @@ async function databaseNow(pool: pg.Pool): Promise<Date> {
   return row.now;
 }
 
-async function countPerTask(pool: pg.Pool, since: Date, tasks: number): Promise<Omit<TaskKindResult, 'name' | 'tasks' | 'work'>> {
+async function databaseSize(pool: pg.Pool): Promise<number> {
+  const { rows: [row] } = await pool.query<{ bytes: number }>('select pg_database_size(current_database()) as bytes');
+  return Number(row.bytes);
+}
+
+async function countPerTask(pool: pg.Pool, since: Date, tasks: number): Promise<Omit<TaskKindResult, 'name' | 'tasks' | 'work' | 'storedBytes'>> {
   const { rows: [row] } = await pool.query<{ completed: number; usage: number; steps: number; events: number }>(`
     with run as (select id from tasks where created_at >= $1)
     select (select count(*)::int from tasks where id in (select id from run) and status = 'COMPLETED') as completed,
