@@ -118,13 +118,16 @@ function formatKinds(results: TaskKindResult[]): string[] {
     'A gateway-only process and one worker; each kind\'s tasks submitted (64 clients) and drained before the next kind\'s. Write '
       + 'transactions (the transaction id\'s advance) and WAL from before the submission to the last completion, per task; the '
       + 'processes\' own background writes (heartbeats, sweeps) in that time are included. Database growth: `pg_database_size` '
-      + 'before and after, per task (space freed by earlier deletes may be reused, and tables grow by whole pages).',
+      + 'before and after, per task (space freed by earlier deletes may be reused, and tables grow by whole pages). CPU: '
+      + 'user + system time of each side over the same span, per task (CPU time, so a busy machine inflates it less than it does '
+      + 'throughput).',
     '',
-    '| task kind | tasks (completed) | model calls per task | engine step records per task | events per task | write transactions per task | WAL kB per task | database growth kB per task |',
-    `|${' --- |'.repeat(8)}`,
+    '| task kind | tasks (completed) | model calls per task | engine step records per task | events per task | write transactions per task | WAL kB per task | database growth kB per task | CPU ms per task: postgres / gateway / worker | busy just before |',
+    `|${' --- |'.repeat(10)}`,
     ...results.map((result) => `| ${[
       result.name, `${result.tasks} (${result.completed})`, fixed(result.modelCalls, 1), fixed(result.engineSteps, 1), fixed(result.events, 1),
       fixed(result.work.writeTransactionsPerTask, 1), fixed(result.work.walBytesPerTask / 1024, 1), fixed(result.storedBytes / 1024, 1),
+      `${fixed(result.cpuMs.postgres, 1)} / ${fixed(result.cpuMs.gateway, 1)} / ${fixed(result.cpuMs.worker, 1)}`, busy(result.busyBefore),
     ].join(' | ')} |`),
     '',
   ];

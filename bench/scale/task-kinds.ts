@@ -2,8 +2,10 @@ import type pg from 'pg';
 import { openPool } from '../submit/database-pool.ts';
 import { databaseWorkBetween, markDatabase, perTask, type WorkPerTask } from '../submit/database-work.ts';
 import { runLoad } from '../submit/load.ts';
-import { CONNECTIONS } from '../submit/measure-load.ts';
+import { CONNECTIONS, QUIET_PERCENT, QUIET_TIMEOUT_MS } from '../submit/measure-load.ts';
+import { waitForQuietMachine } from '../submit/quiet-machine.ts';
 import { waitUntilIdle } from '../submit/task-completions.ts';
+import { readCpu, type CpuReading } from './cpu-split.ts';
 import type { ScaleContext } from './scale-context.ts';
 import { startGatewayOnly, startWorker, workerIds, type Worker } from './service-processes.ts';
 
@@ -41,6 +43,9 @@ export interface TaskKindResult {
   work: WorkPerTask;
   /** How much the database grew per task (tables and indexes, the engine's included), bytes. */
   storedBytes: number;
+  /** CPU milliseconds per task of Postgres, of the gateway (submission) and of the worker (execution). */
+  cpuMs: { postgres: number; gateway: number; worker: number };
+  busyBefore: number;
 }
 
 /**
@@ -56,17 +61,23 @@ export async function measureTaskKinds(context: ScaleContext, tasksPerKind: numb
   let workers: Worker[] = [];
   try {
     workers = [await startWorker(services, workerIds(1)[0])];
+    const targets = { gatewayPid: gateway.pid, workerPids: workers.map((worker) => worker.pid), clusterDir: context.postgres.clusterDir };
     const results: TaskKindResult[] = [];
     for (const kind of TASK_KINDS) {
+      const busyBefore = await waitForQuietMachine(QUIET_PERCENT, QUIET_TIMEOUT_MS, context.log);
       context.log(`database work per task: ${tasksPerKind} tasks, ${kind.name}`);
       const since = await databaseNow(pool);
       const sizeBefore = await databaseSize(pool);
       const before = await markDatabase(pool);
+      const cpuBefore = await readCpu(targets);
       await runLoad({ url: `${gateway.url}/api/v1/tasks`, connections: CONNECTIONS, durationSeconds: 0, amount: tasksPerKind, label: 'kind', fields: kind.fields });
       await waitUntilIdle(pool, DRAIN_TIMEOUT_MS);
+      const cpuMs = cpuMillisecondsPerTask(cpuBefore, await readCpu(targets), tasksPerKind);
       const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
       const storedBytes = (await databaseSize(pool) - sizeBefore) / tasksPerKind;
-      results.push({ name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind), work: perTask(work, tasksPerKind), storedBytes });
+      results.push({
+        name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind), work: perTask(work, tasksPerKind), storedBytes, cpuMs, busyBefore,
+      });
     }
     return results;
   } finally {
@@ -82,12 +93,20 @@ async function databaseNow(pool: pg.Pool): Promise<Date> {
   return row.now;
 }
 
+function cpuMillisecondsPerTask(before: CpuReading, after: CpuReading, tasks: number): TaskKindResult['cpuMs'] {
+  const perTask = (seconds: number) => (1000 * seconds) / tasks;
+  return {
+    postgres: perTask(after.postgres - before.postgres), gateway: perTask(after.gateway - before.gateway),
+    worker: perTask(after.workers[0] - before.workers[0]),
+  };
+}
+
 async function databaseSize(pool: pg.Pool): Promise<number> {
   const { rows: [row] } = await pool.query<{ bytes: number }>('select pg_database_size(current_database()) as bytes');
   return Number(row.bytes);
 }
 
-async function countPerTask(pool: pg.Pool, since: Date, tasks: number): Promise<Omit<TaskKindResult, 'name' | 'tasks' | 'work' | 'storedBytes'>> {
+async function countPerTask(pool: pg.Pool, since: Date, tasks: number): Promise<Pick<TaskKindResult, 'completed' | 'modelCalls' | 'engineSteps' | 'events'>> {
   const { rows: [row] } = await pool.query<{ completed: number; usage: number; steps: number; events: number }>(`
     with run as (select id from tasks where created_at >= $1)
     select (select count(*)::int from tasks where id in (select id from run) and status = 'COMPLETED') as completed,
