@@ -27,7 +27,7 @@ export async function followRun(pool: pg.Pool, timeoutMs: number, onSample: (sam
 }
 
 /** The gateway's pool and LISTEN connection, and the engine's pool, of every process on this database. */
-async function countConnections(pool: pg.Pool): Promise<number> {
+export async function countConnections(pool: pg.Pool): Promise<number> {
   const { rows: [row] } = await pool.query<{ count: number }>(`
     select count(*)::int as count from pg_stat_activity
     where datname = current_database() and (application_name like 'agentgate%' or application_name like 'dbos\\_transact\\_%')`);

@@ -8,6 +8,7 @@ import { CONNECTIONS, QUIET_PERCENT, QUIET_TIMEOUT_MS } from '../submit/measure-
 import { waitForQuietMachine } from '../submit/quiet-machine.ts';
 import { waitUntilIdle } from '../submit/task-completions.ts';
 import { checkExactlyOnce, type ExactlyOnce } from './exactly-once.ts';
+import { countConnections } from './follow-run.ts';
 import type { ScaleContext } from './scale-context.ts';
 import { startGatewayOnly, startWorker, workerIds, type Worker } from './service-processes.ts';
 
@@ -23,6 +24,8 @@ export interface RecoveryResult {
   /** Tasks the engine showed running on the killed worker just before the kill, and on the survivor. */
   onKilled: number;
   onSurvivor: number;
+  /** Connections the three processes held just before the kill, every task running. */
+  connections: number;
   /** Seconds from the kill (all times on this machine's one clock, Postgres's included). */
   lastHeartbeatBeforeKill: number;
   detected: number;
@@ -66,12 +69,13 @@ export async function benchmarkRecovery(context: ScaleContext, deadAfterSeconds:
       fields: { mode: 'simple', context: { mock_delay_ms: MOCK_DELAY_MS } },
     });
     const running = await waitUntilBothRun(pool, workers);
+    const connections = await countConnections(pool);
     await killed.kill();
     const killedAtMs = Date.now();
     log(`killed ${killed.executorId} with ${running[killed.executorId].length} tasks running; waiting for them on ${survivor.executorId}`);
     await waitUntilIdle(pool, (deadAfterSeconds * 1000) + AFTER_DETECTION_TIMEOUT_MS);
     return {
-      deadAfterSeconds, tasks, busyBefore,
+      deadAfterSeconds, tasks, busyBefore, connections,
       onKilled: running[killed.executorId].length, onSurvivor: running[survivor.executorId].length,
       ...await breakDownRecovery(pool, killed.executorId, running[killed.executorId], killedAtMs),
       exactlyOnce: await checkExactlyOnce(pool),
@@ -105,7 +109,7 @@ async function waitUntilBothRun(pool: pg.Pool, workers: Worker[]): Promise<Recor
   }
 }
 
-type Breakdown = Omit<RecoveryResult, 'deadAfterSeconds' | 'tasks' | 'onKilled' | 'onSurvivor' | 'exactlyOnce' | 'busyBefore'>;
+type Breakdown = Omit<RecoveryResult, 'deadAfterSeconds' | 'tasks' | 'onKilled' | 'onSurvivor' | 'connections' | 'exactlyOnce' | 'busyBefore'>;
 
 /** The killed worker's lease, its detection, the hand-over events and its tasks' second runs, in seconds from the kill. */
 async function breakDownRecovery(pool: pg.Pool, executorId: string, taskIds: string[], killedAtMs: number): Promise<Breakdown> {

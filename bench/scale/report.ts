@@ -87,17 +87,18 @@ function formatRecovery(results: RecoveryResult[]): string[] {
       + 'tasks are those the engine showed running under its executor id just before. Times in seconds from the kill, read from '
       + 'Postgres (same clock): its last heartbeat (`executors.heartbeat_at`), its detection by the survivor (`recovered_at`), the last '
       + '`ERROR_RECOVERY` event written (it follows the re-queue, which the survivor may dequeue first), the last of its tasks taken '
-      + 'from the queue again (the engine\'s `started_at_epoch_ms`), and the last completed. A worker renews its lease every sixth of EXECUTOR_DEAD_AFTER_SECONDS and '
-      + 'checks for dead ones as often, so detection is expected at the last heartbeat + EXECUTOR_DEAD_AFTER_SECONDS + up to one '
-      + 'such interval. *Exactly once*: every task of the run COMPLETED with one usage row, one `WORKFLOW_COMPLETED` and one final answer.',
+      + 'from the queue again (the engine\'s `started_at_epoch_ms`), and the last completed. A worker renews its lease every sixth '
+      + 'of EXECUTOR_DEAD_AFTER_SECONDS and checks for dead ones as often, so detection is expected at the last heartbeat + EXECUTOR_DEAD_AFTER_SECONDS + up to one '
+      + 'such interval. *Exactly once*: every task of the run COMPLETED with one usage row, one `WORKFLOW_COMPLETED` and one final answer. '
+      + '*Connections*: those the three processes held with every task running, just before the kill.',
     '',
-    '| EXECUTOR_DEAD_AFTER_SECONDS | tasks: on the killed worker / on the survivor | last heartbeat | detected | all handed over | last re-started | **last completed** | re-run of one task p50 / max s | ERROR_RECOVERY events (its tasks with one) | exactly once | busy just before |',
-    `|${' --- |'.repeat(11)}`,
+    '| EXECUTOR_DEAD_AFTER_SECONDS | tasks: on the killed worker / on the survivor | last heartbeat | detected | all handed over | last re-started | **last completed** | re-run of one task p50 / max s | ERROR_RECOVERY events (its tasks with one) | exactly once | connections before the kill | busy just before |',
+    `|${' --- |'.repeat(12)}`,
     ...results.map((result) => `| ${[
       result.deadAfterSeconds, `${result.onKilled} / ${result.onSurvivor}`, signed(result.lastHeartbeatBeforeKill), signed(result.detected),
       signed(result.handedOver), signed(result.lastRestarted), `**${signed(result.lastCompleted)}**`,
       `${fixed(result.rerun.p50, 2)} / ${fixed(result.rerun.max, 2)}`,
-      `${result.recoveryEvents} (${result.itsTasksWithRecoveryEvent} of ${result.onKilled})`, exactlyOnce(result.exactlyOnce), busy(result.busyBefore),
+      `${result.recoveryEvents} (${result.itsTasksWithRecoveryEvent} of ${result.onKilled})`, exactlyOnce(result.exactlyOnce), result.connections, busy(result.busyBefore),
     ].join(' | ')} |`),
     '',
     'Where the time goes:',
