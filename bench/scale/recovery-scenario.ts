@@ -29,7 +29,7 @@ export interface RecoveryResult {
   /** Seconds from the kill (all times on this machine's one clock, Postgres's included). */
   lastHeartbeatBeforeKill: number;
   detected: number;
-  /** The last ERROR_RECOVERY event written: every task of the killed worker is back on the queue. */
+  /** The last ERROR_RECOVERY event written (each is written after its task went back on the queue). */
   handedOver: number;
   /** The last of its tasks taken from the queue again (the engine's started_at_epoch_ms). */
   lastRestarted: number;
@@ -70,8 +70,8 @@ export async function benchmarkRecovery(context: ScaleContext, deadAfterSeconds:
     });
     const running = await waitUntilBothRun(pool, workers);
     const connections = await countConnections(pool);
-    await killed.kill();
     const killedAtMs = Date.now();
+    await killed.kill();
     log(`killed ${killed.executorId} with ${running[killed.executorId].length} tasks running; waiting for them on ${survivor.executorId}`);
     await waitUntilIdle(pool, (deadAfterSeconds * 1000) + AFTER_DETECTION_TIMEOUT_MS);
     return {
@@ -104,7 +104,10 @@ async function waitUntilBothRun(pool: pg.Pool, workers: Worker[]): Promise<Recor
     const running = Object.fromEntries(rows.filter((row) => row.status === 'PENDING').map((row) => [row.executor_id, row.ids]));
     const isQueueEmpty = !rows.some((row) => row.status === 'ENQUEUED');
     if (isQueueEmpty && workers.every((worker) => running[worker.executorId]?.length > 0)) return running;
-    if (Date.now() >= deadline) throw new Error(`both workers did not run tasks within ${BOTH_RUNNING_TIMEOUT_MS} ms: ${JSON.stringify(rows.map((row) => [row.executor_id, row.status, row.ids.length]))}`);
+    if (Date.now() >= deadline) {
+      const seen = rows.map((row) => [row.executor_id, row.status, row.ids.length]);
+      throw new Error(`both workers did not run tasks within ${BOTH_RUNNING_TIMEOUT_MS} ms: ${JSON.stringify(seen)}`);
+    }
     await sleep(POLL_INTERVAL_MS);
   }
 }

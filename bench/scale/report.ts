@@ -44,17 +44,13 @@ function formatThroughput(results: ThroughputResult[]): string[] {
       + `clients) while no worker runs; then the workers start together and drain it. *To the last completion*: completed tasks / (last `
       + `\`completed_at\` − first \`started_at\`), worker start-up included. *Steady*: between the samples (every 0.5 s) at which `
       + `10 % and 90 % of the backlog had completed, every worker up. Database work from before the submission to the last completion `
-      + `(submission and execution), per task; connections: the most the run's processes held at once.`,
+      + `(submission and execution), per task; connections: the most the run's processes held at once. A worker runs at most `
+      + `TENANT_WORKER_SHARE × WORKER_CONCURRENCY tasks of one tenant at once (32 at the defaults), so two run 64; the setup with `
+      + `TENANT_WORKER_SHARE=1 gives one worker the same 64, to tell a second process from more tasks in flight.`,
     '',
     '| setup | tasks (not completed) | submitted/s, gateway alone | to the last completion: s, tasks/s | steady: tasks, s, tasks/s | completed by each worker | write transactions per task | WAL kB per task | peak connections | busy just before |',
     `|${' --- |'.repeat(10)}`,
-    ...results.map((result) => `| ${[
-      describeSetup(result), `${result.tasks} (${result.notCompleted})`, fixed(result.submission.submissionsPerSecond, 0),
-      `${fixed(result.toLastCompletion.seconds, 1)}, **${fixed(result.toLastCompletion.perSecond, 1)}**`,
-      `${result.steady.completedTo - result.steady.completedFrom}, ${fixed(result.steady.seconds, 1)}, **${fixed(result.steady.perSecond, 1)}**`,
-      result.completedByWorker.join(' / '), fixed(result.work.writeTransactionsPerTask, 1), fixed(result.work.walBytesPerTask / 1024, 1),
-      result.peakConnections, busy(result.busyBefore),
-    ].join(' | ')} |`),
+    ...results.map(throughputRow),
     '',
     ...(one && two ? [`2 workers ÷ 1 worker: **${fixed(two.steady.perSecond / one.steady.perSecond, 2)}** steady, `
       + `${fixed(two.toLastCompletion.perSecond / one.toLastCompletion.perSecond, 2)} to the last completion.`, ''] : []),
@@ -67,6 +63,17 @@ function formatThroughput(results: ThroughputResult[]): string[] {
     ...results.map((result) => cpuRow(result, workerColumns)),
     '',
   ];
+}
+
+function throughputRow(result: ThroughputResult): string {
+  const { steady, toLastCompletion, work } = result;
+  return `| ${[
+    describeSetup(result), `${result.tasks} (${result.notCompleted})`, fixed(result.submission.submissionsPerSecond, 0),
+    `${fixed(toLastCompletion.seconds, 1)}, **${fixed(toLastCompletion.perSecond, 1)}**`,
+    `${steady.completedTo - steady.completedFrom}, ${fixed(steady.seconds, 1)}, **${fixed(steady.perSecond, 1)}**`,
+    result.completedByWorker.join(' / '), fixed(work.writeTransactionsPerTask, 1), fixed(work.walBytesPerTask / 1024, 1),
+    result.peakConnections, busy(result.busyBefore),
+  ].join(' | ')} |`;
 }
 
 function cpuRow(result: ThroughputResult, workerColumns: number): string {

@@ -70,13 +70,16 @@ export async function measureTaskKinds(context: ScaleContext, tasksPerKind: numb
       const sizeBefore = await databaseSize(pool);
       const before = await markDatabase(pool);
       const cpuBefore = await readCpu(targets);
-      await runLoad({ url: `${gateway.url}/api/v1/tasks`, connections: CONNECTIONS, durationSeconds: 0, amount: tasksPerKind, label: 'kind', fields: kind.fields });
+      await runLoad({
+        url: `${gateway.url}/api/v1/tasks`, connections: CONNECTIONS, durationSeconds: 0, amount: tasksPerKind, label: 'kind', fields: kind.fields,
+      });
       await waitUntilIdle(pool, DRAIN_TIMEOUT_MS);
       const cpuMs = cpuMillisecondsPerTask(cpuBefore, await readCpu(targets), tasksPerKind);
       const work = await databaseWorkBetween(pool, before, await markDatabase(pool));
       const storedBytes = (await databaseSize(pool) - sizeBefore) / tasksPerKind;
       results.push({
-        name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind), work: perTask(work, tasksPerKind), storedBytes, cpuMs, busyBefore,
+        name: kind.name, tasks: tasksPerKind, ...await countPerTask(pool, since, tasksPerKind),
+        work: perTask(work, tasksPerKind), storedBytes, cpuMs, busyBefore,
       });
     }
     return results;
@@ -94,10 +97,10 @@ async function databaseNow(pool: pg.Pool): Promise<Date> {
 }
 
 function cpuMillisecondsPerTask(before: CpuReading, after: CpuReading, tasks: number): TaskKindResult['cpuMs'] {
-  const perTask = (seconds: number) => (1000 * seconds) / tasks;
+  const milliseconds = (seconds: number) => (1000 * seconds) / tasks;
   return {
-    postgres: perTask(after.postgres - before.postgres), gateway: perTask(after.gateway - before.gateway),
-    worker: perTask(after.workers[0] - before.workers[0]),
+    postgres: milliseconds(after.postgres - before.postgres), gateway: milliseconds(after.gateway - before.gateway),
+    worker: milliseconds(after.workers[0] - before.workers[0]),
   };
 }
 
