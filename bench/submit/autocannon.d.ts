@@ -13,6 +13,8 @@ declare module 'autocannon' {
     url: string;
     connections: number;
     duration: number;
+    /** Requests to send in all; when set, `duration` is ignored. */
+    amount?: number;
     method?: string;
     headers?: Record<string, string>;
     timeout?: number;

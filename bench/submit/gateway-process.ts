@@ -49,23 +49,31 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 }
 
-async function launchGateway(options: GatewayOptions, dataDir: string, ports: Ports): Promise<Gateway> {
-  const settings = {
+/** The settings a benchmark passes on to the service: those tuned in its environment, then its own (`fixed`). */
+export function serviceSettings(fixed: Record<string, string> = {}): Record<string, string> {
+  return {
     ...Object.fromEntries(Object.entries(process.env).flatMap(([name, value]) =>
       (value && (PASSED_SETTINGS.includes(name) || name.startsWith('OTEL_')) ? [[name, value]] : []))),
-    ...options.env,
+    ...fixed,
   };
+}
+
+/**
+ * The whole environment of a service process: only what it needs (no provider credentials, so the mock
+ * provider answers every task), warn-level logs, its place (`where`: ports, database) and `settings`.
+ */
+export function serviceEnvironment(where: Record<string, string>, settings: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...where, ...settings };
+}
+
+async function launchGateway(options: GatewayOptions, dataDir: string, ports: Ports): Promise<Gateway> {
+  const settings = serviceSettings(options.env);
   const server = await startChildServer({
     script: 'src/main.ts',
     args: ['serve'],
     nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [],
     cwd: options.root,
-    // Only what the gateway needs: no provider credentials, so the mock provider answers every task.
-    env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
-      HOST: '127.0.0.1', PORT: String(ports.port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(ports.postgresPort),
-      LOG_LEVEL: 'warn', ...settings,
-    },
+    env: serviceEnvironment({ PORT: String(ports.port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(ports.postgresPort) }, settings),
     port: ports.port,
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
@@ -85,16 +93,16 @@ async function launchGateway(options: GatewayOptions, dataDir: string, ports: Po
   };
 }
 
-async function removeDataDir(dataDir: string): Promise<void> {
+export async function removeDataDir(dataDir: string): Promise<void> {
   await stopLeftoverPostgres(path.join(dataDir, 'postgres'));
   await rm(dataDir, { recursive: true, force: true });
 }
 
 /**
- * Postgres refuses to run as root, so the embedded package runs it as the `postgres` user: the data
- * directory and every directory above it must be enterable by that user.
+ * A new temporary directory for an embedded Postgres. Postgres refuses to run as root, so the embedded package
+ * runs it as the `postgres` user: the data directory and every directory above it must be enterable by that user.
  */
-async function createDataDir(): Promise<string> {
+export async function createDataDir(): Promise<string> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-bench-'));
   await chmod(dataDir, 0o755);
   for (let directory = path.dirname(dataDir); directory !== path.dirname(directory); directory = path.dirname(directory)) {

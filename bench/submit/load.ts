@@ -7,9 +7,13 @@ export interface LoadOptions {
   /** Full URL of the POST route, on 127.0.0.1. */
   url: string;
   connections: number;
+  /** How long to send requests for; or, given `amount`, ignored: then exactly that many are sent, however long it takes. */
   durationSeconds: number;
+  amount?: number;
   /** Prefix of every query, so runs and warm-ups are told apart in the database. */
   label: string;
+  /** Fields every body carries beside its query (a mode, a context). */
+  fields?: Record<string, unknown>;
 }
 
 export interface LoadResult {
@@ -37,12 +41,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const startedAt = new Date();
   const instance = autocannon({
     url: options.url,
-    connections: options.connections,
+    // autocannon refuses more clients than requests.
+    connections: Math.min(options.connections, options.amount ?? Number.POSITIVE_INFINITY),
     duration: options.durationSeconds,
+    amount: options.amount,
     timeout: REQUEST_TIMEOUT_SECONDS,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: nextQuery(options.label, ++sequence) }) }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ ...options.fields, query: nextQuery(options.label, ++sequence) }) }) }],
   });
   instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
     statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;

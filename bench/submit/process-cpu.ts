@@ -16,15 +16,24 @@ export interface CpuTargets {
  * tree's sum only grows and two snapshots can be subtracted.
  */
 export async function snapshotCpu(targets: CpuTargets): Promise<CpuSnapshot> {
-  const postmaster = await readPostmasterPid(targets.clusterDir);
-  const postgresPids = postmaster ? [postmaster.pid, ...await childPids(postmaster.pid)] : [];
-  const bench = process.cpuUsage();
   return {
     server: await cpuSeconds([targets.serverPid]),
-    postgres: await cpuSeconds(postgresPids),
-    bench: (bench.user + bench.system) / 1e6,
+    postgres: await postgresCpuSeconds(targets.clusterDir),
+    bench: benchCpuSeconds(),
     machine: await machineBusySeconds(),
   };
+}
+
+/** CPU seconds of the Postgres whose cluster is in `clusterDir`: the postmaster and every backend, reaped ones included. */
+export async function postgresCpuSeconds(clusterDir: string): Promise<number> {
+  const postmaster = await readPostmasterPid(clusterDir);
+  return cpuSeconds(postmaster ? [postmaster.pid, ...await childPids(postmaster.pid)] : []);
+}
+
+/** CPU seconds of this process. */
+export function benchCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
 }
 
 export interface CpuSnapshot {
@@ -42,7 +51,8 @@ export async function machineBusySeconds(): Promise<number> {
   return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
 }
 
-async function cpuSeconds(pids: number[]): Promise<number> {
+/** CPU seconds (user + system, with reaped children) of these processes; one that is gone counts 0. */
+export async function cpuSeconds(pids: number[]): Promise<number> {
   let ticks = 0;
   for (const pid of pids) {
     const fields = await readStatFields(pid);

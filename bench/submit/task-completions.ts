@@ -39,16 +39,17 @@ export async function pollUntilDrained(pool: pg.Pool, options: DrainOptions): Pr
   }
 }
 
-/** Waits until no task is queued or running (after the warm-up), or throws after `timeoutMs`. */
+/** Waits until no task is queued or running (after a warm-up, a backlog...), or throws after `timeoutMs`. */
 export async function waitUntilIdle(pool: pg.Pool, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await countTasks(pool, new Date(0))).unfinished > 0) {
-    if (Date.now() >= deadline) throw new Error(`tasks still unfinished ${timeoutMs} ms after the warm-up`);
+    if (Date.now() >= deadline) throw new Error(`tasks still unfinished after ${timeoutMs} ms`);
     await sleep(POLL_INTERVAL_MS);
   }
 }
 
-async function countTasks(pool: pg.Pool, since: Date): Promise<CompletionSample> {
+/** The tasks created at or after `since`: how many, how many completed, how many still queued or running. */
+export async function countTasks(pool: pg.Pool, since: Date): Promise<CompletionSample> {
   const { rows } = await pool.query<Omit<CompletionSample, 'atMs'>>(`
     select count(*)::int as submitted,
            count(*) filter (where status = 'COMPLETED')::int as completed,
