@@ -3,7 +3,7 @@ import { freePort } from '../submit/free-port.ts';
 import { serviceEnvironment } from '../submit/gateway-process.ts';
 
 const READY_TIMEOUT_MS = 120_000;
-/** A worker-only process serves no HTTP: it has started once it logs this (whatever LOG_LEVEL says). */
+/** A process has started once it logs this (whatever LOG_LEVEL says). */
 const STARTED_LINE = /"msg":"agentgate started"/;
 
 export interface ServiceOptions {
@@ -30,13 +30,16 @@ export async function startGatewayOnly(options: ServiceOptions): Promise<ChildSe
   });
 }
 
-/** `src/main.ts serve --role worker` under its own executor id: runs tasks from the queue, serves no HTTP. */
+/**
+ * `src/main.ts serve --role worker` under its own executor id: runs tasks from the queue, and serves only its
+ * probes and /metrics (on a port of its own, so that several run on one machine).
+ */
 export async function startWorker(options: ServiceOptions, executorId: string): Promise<Worker> {
   const child = await startChildProcess({
     script: 'src/main.ts',
     args: ['serve', '--role', 'worker'],
     cwd: options.root,
-    env: serviceEnvironment({ DATABASE_URL: options.databaseUrl, EXECUTOR_ID: executorId }, options.settings),
+    env: serviceEnvironment({ PORT: String(await freePort()), DATABASE_URL: options.databaseUrl, EXECUTOR_ID: executorId }, options.settings),
     readyOutput: STARTED_LINE,
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
