@@ -171,6 +171,8 @@ export interface TaskEventCursorsTable {
   last_seq: Generated<number>;
   last_ms: ColumnType<string, number | string | undefined, number | string>;
   last_n: Generated<number>;
+  /** Set when STREAM_END is stored: nothing is appended after it (migration 0021). */
+  stream_ended: Generated<boolean>;
 }
 
 export interface IdempotencyRecordsTable {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { createDatabase, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import type { NewTaskEvent } from '../../src/events/append-event.ts';
+import { appendTaskEventBatch, appendTaskEvents, type NewTaskEvent } from '../../src/events/append-event.ts';
 import { createEventHub, EVENTS_CHANNEL, type EventHub } from '../../src/events/event-hub.ts';
 import { createGroupCommitter } from '../../src/events/group-commit.ts';
 import { createTestDatabase, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
@@ -94,6 +94,28 @@ test('appends from 50 tasks submitted together commit in one transaction, with o
   assert.equal(notifications.length, 1);
   assert.deepEqual(notifications[0].split('\n'), [...taskIds].sort());
   assert.deepEqual([...hub.woken].sort(), [...taskIds].sort());
+});
+
+test('nothing is appended to a task after its STREAM_END: not later in the same append, not alone, not in a batch, not by the group committer', async (t) => {
+  const database = await seededDatabase(t, 3);
+  const { db, sql, taskIds: [ended, endedInBatch, open] } = database;
+  const committer = createGroupCommitter({ db, hub: recordingHub(), logger });
+  const end: NewTaskEvent = { type: 'STREAM_END', message: 'Stream ended' };
+
+  const first = await appendTaskEvents(db, ended, [progress('before'), end, progress('after, same append')]);
+  assert.deepEqual(first.map((event) => event.type), ['PROGRESS', 'STREAM_END']);
+  assert.deepEqual(await appendTaskEvents(db, ended, [progress('after, alone')]), []);
+  const batch = await appendTaskEventBatch(db, [
+    { taskId: ended, events: [progress('after, in a batch')] },
+    { taskId: endedInBatch, events: [end, progress('after its end, same batch')] },
+    { taskId: open, events: [progress('still open')] },
+  ], { asyncPartials: false });
+  assert.deepEqual(batch.map((events) => events.map((event) => event.type)), [[], ['STREAM_END'], ['PROGRESS']]);
+  assert.deepEqual(await committer.append(ended, [progress('after, grouped')]), []);
+
+  const { rows } = await sql.query('select task_id, array_agg(type order by seq) as types from task_events group by task_id', []);
+  const typesOf = Object.fromEntries(rows.map((row) => [row.task_id, row.types]));
+  assert.deepEqual(typesOf, { [ended]: ['PROGRESS', 'STREAM_END'], [endedInBatch]: ['STREAM_END'], [open]: ['PROGRESS'] });
 });
 
 test('a batch of appends from 50 concurrent tasks with failing tasks among them loses or reorders no other task\'s events', async (t) => {

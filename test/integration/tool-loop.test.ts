@@ -134,11 +134,16 @@ describe('the tool loop of one agent', () => {
     } as unknown as Deps;
   }
 
-  /** A finished task of the gateway's, whose rows the loop writes to as its own. */
+  /**
+   * A running task for the loop to write to as its own, beside a finished one of the gateway's (whose tenant, user
+   * and session it shares): nothing is appended to a task after its STREAM_END.
+   */
   async function taskWith(toolCalls: unknown[]): Promise<TaskSnapshot> {
     const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'count for me' });
     await waitForTask(gateway(), submitted.body.task_id);
-    const row = await db.selectFrom('tasks').selectAll().where('id', '=', submitted.body.task_id).executeTakeFirstOrThrow();
+    const { rows: [{ id }] } = await gateway().sql.query(`insert into tasks (id, tenant_id, user_id, session_id, query, status, started_at)
+      select gen_random_uuid(), tenant_id, user_id, session_id, query, 'RUNNING', now() from tasks where id = $1 returning id`, [submitted.body.task_id]);
+    const row = await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const context = { mock_tool_calls: toolCalls };
     return {
       id: row.id, tenantId: row.tenant_id, userId: row.user_id, sessionId: row.session_id, query: row.query, requestedMode: null,
