@@ -8,6 +8,14 @@ export type Db = Kysely<Database>;
 // bigint columns (counts, sums) come back as strings by default; our values fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * A session left idle inside a transaction is ended after this long, and its locks with it. Our transactions do
+ * database work only and last milliseconds; one left open is a process frozen or cut off mid-transaction, whose
+ * row locks would otherwise hold up every request on those rows (a cancel, the worker that took its tasks over)
+ * for as long as this, well past DB_QUERY_TIMEOUT_MS.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5_000;
+
 export interface PoolOptions {
   size: number;
   /** A statement (and the wait for its answer) that takes longer fails; a frozen database cannot hang a request. */
@@ -25,7 +33,7 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
     statement_timeout: options.queryTimeoutMs,
     // The server-side limit ends slow statements; this one covers a server that does not answer at all.
     query_timeout: options.queryTimeoutMs + 1_000,
-    idle_in_transaction_session_timeout: 60_000,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     keepAlive: true,
   });
   // A lost connection is reported as an 'error' event, which would end the process without a listener: an

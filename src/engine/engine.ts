@@ -4,6 +4,7 @@ import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../db/database.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
 /** The engine's process-private queue, where it puts the workflows it recovers that no queue started. */
@@ -62,7 +63,7 @@ function withIdleTransactionTimeout(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   const options = url.searchParams.get('options') ?? '';
   if (options.includes('idle_in_transaction_session_timeout')) return databaseUrl;
-  url.searchParams.set('options', `${options} -c idle_in_transaction_session_timeout=60000`.trim());
+  url.searchParams.set('options', `${options} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`.trim());
   return url.toString();
 }
 

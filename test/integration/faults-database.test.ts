@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { startGateway, waitForTask } from '../helpers/gateway.ts';
+import { createDatabase, IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../../src/db/database.ts';
+import { startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 import { assertCompletedOnce, submitStreamingTasks, waitUntilStreaming } from '../helpers/streaming-load.ts';
 import { startOwnPostgres } from '../helpers/own-postgres.ts';
 
@@ -78,4 +79,36 @@ test('a frozen database: readiness answers within 2 s, requests fail within thei
   await assertCompletedOnce(gateway, taskIds, streams);
   assert.ok(gateway.isRunning());
   assert.equal((await gateway.request('GET', '/readiness')).status, 200);
+});
+
+// Before: a worker frozen while holding a task's row lock held up a cancel of that task until the statement
+// timeout (503 "the database is not answering"), since Postgres ended its session only after 60 s idle.
+test('a process stalled inside a transaction holds its row locks for seconds only: a cancel of that task goes through, and the stalled transaction fails', { timeout: 60_000 }, async (t) => {
+  const gateway = await startGateway(t);
+  const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'a long answer', mode: 'simple', context: { mock_delay_ms: 30_000 } });
+  const taskId = submitted.body.task_id;
+  await waitFor('the task to run', async () => {
+    const { rows } = await gateway.sql.query('select status from tasks where id = $1', [taskId]);
+    return rows[0].status === 'RUNNING' ? true : undefined;
+  });
+  // A pool made as the server makes its own, standing in for a worker that froze after taking the lock.
+  const { db } = createDatabase(gateway.databaseUrl, { size: 1, queryTimeoutMs: 10_000, connectTimeoutMs: 5_000 });
+  t.after(() => db.destroy());
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => { locked = resolve; });
+  const stalled = db.transaction().execute(async (transaction) => {
+    await transaction.selectFrom('tasks').select('id').where('id', '=', taskId).forUpdate().execute();
+    locked();
+    await sleep(IDLE_IN_TRANSACTION_TIMEOUT_MS + 5_000);
+    await transaction.selectFrom('tasks').select('id').where('id', '=', taskId).execute();
+  });
+  await lockTaken;
+
+  const startedAt = Date.now();
+  const cancel = await gateway.request('POST', `/api/v1/tasks/${taskId}/cancel`, { reason: 'stalled lock' });
+  const waitedMs = Date.now() - startedAt;
+  assert.ok([200, 202].includes(cancel.status), `${cancel.status} ${cancel.text}`);
+  assert.ok(waitedMs < IDLE_IN_TRANSACTION_TIMEOUT_MS + 4_000, `the cancel waited ${waitedMs} ms for the lock`);
+  await assert.rejects(stalled, 'the stalled session was ended, and its transaction with it');
+  assert.equal((await waitForTask(gateway, taskId)).status, 'TASK_STATUS_CANCELLED');
 });
