@@ -23,6 +23,8 @@ export async function globalSetup(): Promise<void> {
     dataDir,
     port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? await freePort()),
     logger: pino({ level: 'warn' }),
+    // Three test files run at once, some with three server processes of up to 41 connections each.
+    maxConnections: 400,
   });
   process.env.TEST_DATABASE_URL = embedded.url;
 }

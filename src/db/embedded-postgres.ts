@@ -24,6 +24,8 @@ export interface EmbeddedPostgresOptions {
   logger: EmbeddedPostgresLogger;
   /** Watch the server and start it again if it dies (the gateway does; one-shot commands do not). */
   supervise?: boolean;
+  /** The server's `max_connections`; Postgres's own default (100) when left out. */
+  maxConnections?: number;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -54,6 +56,7 @@ interface Cluster {
   dataDir: string;
   clusterDir: string;
   connection: Connection;
+  maxConnections?: number;
   logger: EmbeddedPostgresLogger;
 }
 
@@ -80,7 +83,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const clusterDir = path.join(dataDir, 'postgres');
   const isInitialised = await exists(path.join(clusterDir, 'PG_VERSION'));
   const connection = { host: HOST, port: options.port, user: USER, password: await loadPassword(dataDir, isInitialised) };
-  const cluster: Cluster = { dataDir, clusterDir, connection, logger: options.logger };
+  const cluster: Cluster = { dataDir, clusterDir, connection, logger: options.logger, maxConnections: options.maxConnections };
   let server = await acquireServer(cluster);
   let health = 'ok';
   let stopping: Promise<void> | undefined;
@@ -129,7 +132,7 @@ async function acquireServer(cluster: Cluster, mayInitialise = true): Promise<Ac
   }
   const isInitialised = await exists(path.join(cluster.clusterDir, 'PG_VERSION'));
   if (!isInitialised && !mayInitialise) throw new Error(`the cluster ${cluster.clusterDir} is gone`);
-  const started = await startServer(cluster.clusterDir, isInitialised, cluster.connection, cluster.logger);
+  const started = await startServer(cluster, isInitialised);
   await claimOwnership(cluster.dataDir);
   return { ...started, owned: true, mode: isInitialised ? 'started' : 'initialised' };
 }
@@ -200,9 +203,8 @@ async function adoptLeftoverServer(
   return undefined;
 }
 
-async function startServer(
-  clusterDir: string, isInitialised: boolean, connection: Connection, logger: EmbeddedPostgresLogger,
-): Promise<RunningServer> {
+async function startServer(cluster: Cluster, isInitialised: boolean): Promise<RunningServer> {
+  const { clusterDir, connection, logger, maxConnections } = cluster;
   const EmbeddedPostgresClass = await loadEmbeddedPostgres();
   const recentOutput: string[] = [];
   const isRoot = process.getuid?.() === 0;
@@ -219,7 +221,10 @@ async function startServer(
     // Fixed encoding and locale, so the cluster does not depend on the host's LANG (C would give SQL_ASCII).
     initdbFlags: ['--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
     // TCP on loopback only; no Unix socket left in /tmp.
-    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      '-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories=',
+      ...(maxConnections ? ['-c', `max_connections=${maxConnections}`] : []),
+    ],
     onLog: (message) => {
       for (const line of message.split('\n').filter((text) => text.trim() !== '')) {
         recentOutput.push(line);

@@ -9,6 +9,8 @@ import { after, before } from 'node:test';
 import pg from 'pg';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Longer than any drain a test sets (SHUTDOWN_GRACE_SECONDS) plus closing. */
+const TEARDOWN_STOP_MS = 60_000;
 
 export interface HttpAnswer {
   status: number;
@@ -103,18 +105,23 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     const startedAt = Date.now();
     const exited = once(child, 'exit');
     child.kill(signal);
+    // A process frozen by a test (SIGSTOP) acts on the signal only once thawed; SIGCONT to a running one does nothing.
+    child.kill('SIGCONT');
     const [code, exitSignal] = await exited as [number | null, NodeJS.Signals | null];
     return { code, signal: exitSignal, durationMs: Date.now() - startedAt };
   };
 
   // Stop the server and our pool before the database is dropped.
   t.after(async () => {
-    await kill('SIGTERM');
+    // A server that does not stop on SIGTERM fails its test (below) rather than holding up the whole run.
+    const stopped = await Promise.race([kill('SIGTERM'), sleep(TEARDOWN_STOP_MS, undefined, { ref: false })]);
+    if (!stopped) await kill('SIGKILL');
     await sqlPool.end();
     for (const cleanup of cleanups) await cleanup();
     // Issue 13: no deprecation warning at start-up or under load (e.g. one pg client queried by two callers at once).
     const warning = /^.*DeprecationWarning.*$/m.exec(log);
     if (warning) throw new Error(`the gateway printed a deprecation warning: ${warning[0]}`);
+    if (!stopped) throw new Error(`the gateway did not stop within ${TEARDOWN_STOP_MS} ms of SIGTERM:\n${log.slice(-4000)}`);
   });
   await launch();
   const send = (method: string, requestPath: string, body: string | undefined, headers: Record<string, string>) =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { startGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
+import { readSse, type SseMessage } from '../helpers/sse-client.ts';
 
 const DEAD_AFTER_SECONDS = 6;
 // Three processes share the test server's connections with the other test files running at the same time.
@@ -89,7 +90,10 @@ test('a worker killed -9 mid-run and never restarted: its tasks complete exactly
   assert.ok(workerB.isRunning());
 });
 
-test('a worker frozen past its lease: the other takes its tasks over, and once thawed it exits without writing anything', { timeout: 180_000 }, async (t) => {
+/** Types of the task events a stream carried, `done` for its end frame. */
+const typesOf = (messages: SseMessage[]) => messages.map((message) => message.event === 'done' ? 'done' : JSON.parse(message.data).type);
+
+test('a worker frozen past its lease: the other takes its tasks over, its streams and a cancel go on, and once thawed it exits without writing anything', { timeout: 180_000 }, async (t) => {
   const { gateway, workerA } = await cluster(t);
   const taskIds = await submit(gateway, 20, 3_000);
   const running = await waitFor('worker A to run tasks', async () => {
@@ -97,6 +101,12 @@ test('a worker frozen past its lease: the other takes its tasks over, and once t
     return (byExecutor['worker-a']?.length ?? 0) >= 3 ? byExecutor : undefined;
   });
   workerA.signal('SIGSTOP');
+  const [cancelled, followed] = running['worker-a'];
+  const streams = [cancelled, followed].map((taskId) =>
+    readSse(`${gateway.url}/api/v1/stream/sse?workflow_id=${taskId}`, { timeoutMs: 60_000 }));
+  // 202 while the task is marked running; 200 when the frozen worker had taken it from the queue but not yet marked it.
+  const cancel = await gateway.request('POST', `/api/v1/tasks/${cancelled}/cancel`, { reason: 'its worker froze' });
+  assert.ok([200, 202].includes(cancel.status), `${cancel.status} ${cancel.text}`);
   await waitFor('worker A\'s tasks to be taken over', async () => {
     const { rows } = await gateway.sql.query(`select recovered_by from executors where id = 'worker-a'`);
     return rows[0]?.recovered_by === 'worker-b' ? true : undefined;
@@ -107,6 +117,19 @@ test('a worker frozen past its lease: the other takes its tasks over, and once t
   assert.equal(exit.code, 75, `fenced out with its own status:\n${workerA.output()}`);
   assert.match(workerA.output(), /this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice/);
   await waitForAll(gateway, taskIds, 60_000);
-  await assertEachCompletedOnce(gateway, taskIds);
+  await assertEachCompletedOnce(gateway, taskIds.filter((taskId) => taskId !== cancelled));
   assert.ok(running['worker-a'].length >= 3);
+
+  const { rows: [task] } = await gateway.sql.query(`select status, cancel_reason from tasks where id = $1`, [cancelled]);
+  assert.deepEqual(task, { status: 'CANCELLED', cancel_reason: 'its worker froze' });
+  const { rows: [cancelledEvents] } = await gateway.sql.query(`select array_agg(type order by seq) as types from task_events where task_id = $1`, [cancelled]);
+  assert.equal(cancelledEvents.types.at(-1), 'STREAM_END', `nothing after the end: ${cancelledEvents.types.join(' ')}`);
+  const [cancelledStream, followedStream] = await Promise.all(streams);
+  for (const stream of [cancelledStream, followedStream]) assert.ok(stream.closedByServer, 'the stream ended rather than idling out');
+  const cancelledTypes = typesOf(cancelledStream.messages);
+  assert.ok(cancelledTypes.includes('WORKFLOW_CANCELLED'), cancelledTypes.join(' '));
+  assert.ok(!cancelledTypes.includes('WORKFLOW_COMPLETED'), cancelledTypes.join(' '));
+  assert.equal(cancelledTypes.at(-1), 'done');
+  const followedTypes = typesOf(followedStream.messages);
+  assert.deepEqual(followedTypes.filter((type) => ['ERROR_RECOVERY', 'WORKFLOW_COMPLETED', 'done'].includes(type)), ['ERROR_RECOVERY', 'WORKFLOW_COMPLETED', 'done']);
 });

@@ -189,6 +189,9 @@ describe('isolation between users and tenants', () => {
     // own, so that this test's calls with it go through.)
     await gateway().sql.query('update tenants set rate_limit_per_minute = 2 where id = $1', [dora.tenantId]);
     await gateway().sql.query('update api_keys set rate_limit_per_minute = 1000 where user_id = $1', [dora.userId]);
+    // The full window must outlast the check below: not within its minute's last 15 s (Postgres's clock, as the limiter's).
+    const { rows: [clock] } = await gateway().sql.query('select extract(second from now())::float as second');
+    if (clock.second > 45) await sleep((61 - clock.second) * 1000);
     await gateway().sql.query(`insert into rate_limit_windows (key, window_start, count) values ($1, floor(extract(epoch from now()) / 60) * 60, 2)
       on conflict (key, window_start) do update set count = 2`, [`rate:user:${dora.userId}`]);
     await makeDue();
