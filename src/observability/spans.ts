@@ -1,4 +1,5 @@
 import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import type { ToolOutcome } from '../tools/registry.ts';
 
 /**
  * The gateway's tracer. Until the SDK is started (start-tracing.ts) it is the API's no-op: spans cost an object or
@@ -23,6 +24,20 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
     } finally {
       span.end();
     }
+  });
+}
+
+/**
+ * A tool call as a span (OpenTelemetry's GenAI convention for executing a tool), with its outcome; a tool that ran
+ * and failed marks the span failed as a throw would.
+ */
+export function inToolSpan(toolName: string, options: SpanOptions, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': toolName, ...options.attributes };
+  return inSpan(`execute_tool ${toolName}`, { ...options, attributes }, async (span) => {
+    const outcome = await invoke();
+    span.setAttribute('agentgate.tool.outcome', outcome.error === undefined ? 'success' : 'error');
+    if (outcome.error !== undefined) markFailed(span, outcome.error);
+    return outcome;
   });
 }
 

@@ -1,7 +1,9 @@
+import type { Context } from '@opentelemetry/api';
 import type { Static } from 'typebox';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, serviceUnavailable } from '../errors.ts';
+import { inToolSpan } from '../observability/spans.ts';
 import { findOwnedSession } from '../sessions/queries.ts';
 import type { ToolDefinition, ToolOutcome } from '../tools/registry.ts';
 import { describeArgumentErrors } from './argument-errors.ts';
@@ -16,27 +18,31 @@ type ExecuteToolResult = Static<typeof ExecuteToolResponse>;
  * session) before the tool runs, then runs it once, records its cost as the caller's usage, and answers
  * in Shannon's shape. A tool that ran and failed is a result (`success: false`), not an HTTP error.
  */
-export async function executeTool(deps: Deps, caller: Caller, name: string, body: Static<typeof ExecuteToolBody>, signal: AbortSignal): Promise<ExecuteToolResult> {
+export async function executeTool(
+  deps: Deps, caller: Caller, name: string, body: Static<typeof ExecuteToolBody>, signal: AbortSignal, traceContext?: Context,
+): Promise<ExecuteToolResult> {
   const tool = findDirectTool(deps, name);
   const input = body.arguments ?? {};
   const errors = deps.tools.inputErrors(tool.name, input);
   if (errors.length > 0) throw badRequest(describeArgumentErrors(errors));
   const sessionId = body.session_id === undefined ? null : (await findOwnedSession(deps.db, caller, body.session_id)).id;
   const startedAt = performance.now();
-  const outcome = await invokeUntilAborted(deps, tool, input, { caller, sessionId, signal });
+  const outcome = await invokeUntilAborted(deps, tool, input, { caller, sessionId, signal, traceContext });
   const executionTimeMs = Math.round(performance.now() - startedAt);
   await insertToolUsage(deps.db, caller, tool, sessionId);
   return toResult(tool, outcome, sessionId, executionTimeMs);
 }
 
-interface CallOwner { caller: Caller; sessionId: string | null; signal: AbortSignal }
+interface CallOwner { caller: Caller; sessionId: string | null; signal: AbortSignal; traceContext?: Context }
 
+/** The call is a span of its own, a child of the caller's `traceparent`. */
 async function invokeUntilAborted(deps: Deps, tool: ToolDefinition, input: Record<string, unknown>, owner: CallOwner): Promise<ToolOutcome> {
-  const { caller, sessionId, signal } = owner;
+  const { caller, sessionId, signal, traceContext } = owner;
   try {
-    return await deps.tools.invoke(tool.name, input, {
-      taskId: null, sessionId, tenantId: caller.tenantId, userId: caller.userId, signal, db: deps.db, config: deps.config,
-    });
+    return await inToolSpan(tool.name, { parent: traceContext, attributes: { 'agentgate.tenant.id': caller.tenantId } }, () =>
+      deps.tools.invoke(tool.name, input, {
+        taskId: null, sessionId, tenantId: caller.tenantId, userId: caller.userId, signal, db: deps.db, config: deps.config,
+      }));
   } catch (error) {
     if (signal.aborted) throw serviceUnavailable('the tool call was stopped: the request ended or the server is shutting down');
     throw error;

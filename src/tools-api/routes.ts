@@ -27,5 +27,5 @@ export async function toolRoutes(app: App, deps: Deps) {
       params: ToolNameParams, body: ExecuteToolBody, response: { 200: ExecuteToolResponse, 503: ErrorBody, ...errors },
     },
   }, async (request, reply) =>
-    executeTool(deps, request.caller, request.params.name, request.body, AbortSignal.any([clientGoneSignal(reply), deps.handingOver])));
+    executeTool(deps, request.caller, request.params.name, request.body, AbortSignal.any([clientGoneSignal(reply), deps.handingOver]), request.traceContext));
 }

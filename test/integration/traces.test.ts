@@ -105,6 +105,28 @@ describe('traces of a task, exported over OTLP', () => {
     assert.match(String(tool.status.message), /Unexpected end of expression/);
   });
 
+  it('a tool run directly through the tools API is a span of the caller\'s trace, failed when the tool fails', async () => {
+    const caller = callerTrace();
+    const ran = await gateway().request('POST', '/api/v1/tools/calculator/execute', { arguments: { expression: '6*7' } }, { traceparent: caller.traceparent });
+    assert.equal(ran.status, 200, ran.text);
+    const failed = await gateway().request('POST', '/api/v1/tools/calculator/execute', { arguments: { expression: '6 *' } });
+    assert.equal(failed.body.success, false, failed.text);
+
+    const direct = await waitFor('both direct tool spans', async () => {
+      const spans = collector().spans().filter((span) => span.name === 'execute_tool calculator' && span.attributes['agentgate.task.id'] === undefined);
+      return spans.length === 2 ? spans : undefined;
+    });
+    const succeeded = direct.find((span) => span.traceId === caller.traceId);
+    const errored = direct.find((span) => span.traceId !== caller.traceId);
+    assert.ok(succeeded && errored, 'one span in the caller\'s trace, one in a trace of its own');
+    assert.equal(succeeded.parentSpanId, caller.parentId);
+    assert.equal(succeeded.attributes['agentgate.tool.outcome'], 'success');
+    assert.match(String(succeeded.attributes['agentgate.tenant.id']), /^[0-9a-f-]{36}$/);
+    assert.equal(errored.parentSpanId, undefined, 'without a traceparent, a trace of its own');
+    assert.equal(errored.attributes['agentgate.tool.outcome'], 'error');
+    assert.equal(errored.status.code, 2);
+  });
+
   it('a task submitted without a traceparent, or with a malformed one, starts a trace of its own', async () => {
     const malformed = ['00-not-a-trace-01', `01-${'0'.repeat(32)}-${'1'.repeat(16)}-01`];
     for (const headers of [{}, ...malformed.map((traceparent) => ({ traceparent }))]) {

@@ -7,7 +7,7 @@ import type { ToolCallsTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
-import { inSpan, markFailed } from '../../observability/spans.ts';
+import { inToolSpan } from '../../observability/spans.ts';
 import type { ToolOutcome } from '../../tools/registry.ts';
 import { countRefusedToolCall } from '../../tools/tool-metrics.ts';
 import { withDeadline } from '../runtime/deadline.ts';
@@ -117,24 +117,13 @@ export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, requ
   };
 }
 
-/** The call runs as a span of the agent's (OpenTelemetry's GenAI convention for executing a tool); a call replayed from its row makes none. */
+/** The call runs as a span of the agent's; a call replayed from its row makes none. */
 function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal): Promise<ToolOutcome> {
-  return inSpan(`execute_tool ${request.toolName}`, { attributes: toolSpanAttributes(task, request) }, async (span) => {
-    const outcome = await withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
-      taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
-    }));
-    span.setAttribute('agentgate.tool.outcome', outcome.error === undefined ? 'success' : 'error');
-    if (outcome.error !== undefined) markFailed(span, outcome.error);
-    return outcome;
-  });
+  const attributes = { 'gen_ai.tool.call.id': request.toolCallId, 'agentgate.task.id': task.id };
+  return inToolSpan(request.toolName, { attributes }, () => withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
+    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
+  })));
 }
-
-const toolSpanAttributes = (task: TaskSnapshot, request: RequestedToolCall) => ({
-  'gen_ai.operation.name': 'execute_tool',
-  'gen_ai.tool.name': request.toolName,
-  'gen_ai.tool.call.id': request.toolCallId,
-  'agentgate.task.id': task.id,
-});
 
 async function recordedOutcome(db: Db, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
   use.recorded ??= await loadRecordedCalls(db, task.id, use.stepKey);
