@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { createDatabase, type Db } from './database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres.ts';
 import { migrateToLatest } from './migrate.ts';
+import { assertSessionConnections } from './session-check.ts';
 
 export interface DatabaseConnection {
   url: string;
@@ -31,6 +32,9 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger, 
       dataDir: config.dataDir, port: config.embeddedPostgresPort, logger: logger.child({ component: 'postgres' }), supervise: options.supervise,
     });
     url = embedded.url;
+  } else {
+    // An external URL may lead through a pooler; the embedded server is always reached directly.
+    await assertSessionConnections(url);
   }
   const { db, pool } = createDatabase(url, config.databasePool);
   try {

@@ -2,6 +2,8 @@ import { DBOS, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk';
 import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
+import pRetry from 'p-retry';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../db/database.ts';
@@ -15,6 +17,8 @@ export const INTERNAL_QUEUE = INTERNAL_QUEUE_NAME;
  * it from a hash of the workflow code and would leave earlier workflows unrecovered (STYLE.md §6).
  */
 export const APPLICATION_VERSION = 'agentgate-1';
+/** Longer than any engine migration takes; a process that waits longer gives up with the reason. */
+const ENGINE_SCHEMA_LOCK_WAIT_MS = 5 * 60_000;
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -44,7 +48,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
       error: (entry) => log.error({ err: entry }, 'engine error'),
     },
   });
-  await DBOS.launch();
+  await withEngineSchemaLock(options.databaseUrl, () => DBOS.launch());
   await DBOS.registerQueue(TASK_QUEUE, {
     workerConcurrency: options.queueLane.workers,
     partitionWorkerConcurrency: Math.min(options.queueLane.perTenant, options.queueLane.workers),
@@ -194,7 +198,31 @@ export async function unparkTaskWorkflow(taskId: string, tenantId: string, step:
 
 /** Creates or upgrades the engine's own tables (schema `dbos`) without launching it. */
 export async function migrateEngine(databaseUrl: string): Promise<void> {
-  await DBOS.migrate(databaseUrl);
+  await withEngineSchemaLock(databaseUrl, () => DBOS.migrate(databaseUrl));
+}
+
+/**
+ * The engine migrates its schema at launch with no lock of its own: two processes started together on a fresh
+ * database raced, and one failed with "deadlock detected" or "tuple concurrently updated". Launches and migrations
+ * take turns under a session advisory lock (released when the session ends, also if this process dies); the
+ * second finds the schema current and changes nothing. The lock is tried, not waited for: a statement waiting for
+ * it holds a snapshot, and the engine's CREATE INDEX CONCURRENTLY waits for every such snapshot to end (a deadlock
+ * Postgres does not see).
+ */
+async function withEngineSchemaLock<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'agentgate-engine-schema-lock' });
+  // A lost connection also fails the query in flight; the event alone would end the process.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await pRetry(async () => {
+      const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(hashtextextended('agentgate:engine-schema', 0)) as locked`);
+      if (!rows[0].locked) throw new Error('another process is migrating or launching the engine');
+    }, { retries: Number.POSITIVE_INFINITY, minTimeout: 50, maxTimeout: 500, maxRetryTime: ENGINE_SCHEMA_LOCK_WAIT_MS });
+    return await work();
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Removes a task that is still queued; a running workflow stops at its own checkpoints instead. */

@@ -222,6 +222,21 @@ export async function createTestDatabase(t: Cleanup): Promise<string> {
   return databaseUrl.toString();
 }
 
+/** Runs a command of the server (`serve` by default) on a database, for one expected to refuse to start: how it ended. */
+export async function runRefused(databaseUrl: string, env: Record<string, string>, args = ['serve']): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
+    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = await once(child, 'exit') as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
+
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, '127.0.0.1');

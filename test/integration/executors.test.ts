@@ -1,27 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
-import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** Runs `serve` on a database and returns how it ended (for a process that is expected to refuse to start). */
-async function runRefused(databaseUrl: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => { output += chunk; });
-  child.stderr.on('data', (chunk) => { output += chunk; });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code] = await once(child, 'exit') as [number | null];
-  clearTimeout(timer);
-  return { code, output };
-}
+import { createTestDatabase, runRefused, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 async function executorIdsOfTasks(gateway: Gateway, taskIds: string[]): Promise<string[]> {
   const { rows } = await gateway.sql.query('select distinct executor_id from dbos.workflow_status where workflow_uuid = any($1) order by 1', [taskIds]);
@@ -89,4 +69,17 @@ test('two processes at their defaults, one restarted while the other runs planne
     return [...metrics.matchAll(/^agentgate_model_calls_total\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
   }));
   assert.equal(calls[0] + calls[1], taskIds.length * 4, `model calls: ${calls.join(' + ')}`);
+});
+
+// Before: the engine migrated its schema at launch with no lock, and one of two processes started together on a
+// fresh database failed with "deadlock detected" or "tuple concurrently updated".
+test('a gateway and a worker started together on a fresh database both start, and the worker runs the gateway\'s task', async (t) => {
+  const databaseUrl = await createTestDatabase(t);
+  const [gateway] = await Promise.all([
+    startGateway(t, { databaseUrl, args: ['--role', 'gateway'] }),
+    startGateway(t, { databaseUrl, args: ['--role', 'worker'], env: { EXECUTOR_ID: 'fresh-worker' } }),
+  ]);
+  const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'run me elsewhere', mode: 'simple' });
+  assert.equal((await waitForTask(gateway, submitted.body.task_id)).status, 'TASK_STATUS_COMPLETED');
+  assert.deepEqual(await executorIdsOfTasks(gateway, [submitted.body.task_id]), ['fresh-worker']);
 });

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import pg from 'pg';
+
+/** A notification between two connections of one Postgres arrives in milliseconds. */
+export const SESSION_CHECK_TIMEOUT_MS = 3_000;
+
+export class NotSessionConnectionsError extends Error {
+  constructor() {
+    super('DATABASE_URL does not give connections that stay one Postgres session: a notification sent to a channel '
+      + `another connection listens on did not arrive within ${SESSION_CHECK_TIMEOUT_MS / 1000} s. This is what a `
+      + 'transaction-mode pooler does (PgBouncer with pool_mode = transaction). agentgate needs session connections '
+      + '(live streams and the engine use LISTEN/NOTIFY, executor identities and the engine use session locks): point '
+      + 'DATABASE_URL at PostgreSQL itself, or at a pooler in session mode.');
+    this.name = 'NotSessionConnectionsError';
+  }
+}
+
+/**
+ * Refuses connections that are not sessions. Behind a transaction-mode pooler every transaction may run on another
+ * server connection, and nothing fails outright: notifications go nowhere (tasks wait in the queue, streams wait
+ * for their next poll), a session lock stays with whichever server connection took it, and the engine's start-up
+ * deadlocks when two processes start together. A notification between two connections is the cheapest sign.
+ */
+export async function assertSessionConnections(connectionString: string): Promise<void> {
+  const channel = `agentgate_session_check_${randomUUID().replaceAll('-', '')}`;
+  const [listener, notifier] = [0, 1].map(() => new pg.Client({ connectionString, application_name: 'agentgate-session-check' }));
+  const timeout = AbortSignal.timeout(SESSION_CHECK_TIMEOUT_MS);
+  try {
+    for (const client of [listener, notifier]) {
+      // A lost connection also fails the query in flight; the event alone would end the process.
+      client.on('error', () => {});
+      await client.connect();
+    }
+    await listener.query(`LISTEN ${channel}`);
+    const arrived = once(listener, 'notification', { signal: timeout });
+    await notifier.query(`NOTIFY ${channel}`);
+    await arrived.catch((error: unknown) => {
+      throw timeout.aborted ? new NotSessionConnectionsError() : error;
+    });
+  } finally {
+    await Promise.all([listener, notifier].map((client) => client.end().catch(() => {})));
+  }
+}
