@@ -1,29 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
 import { start as startStandIn, type StandIn } from '../fixtures/openai-stand-in.ts';
 import { useGateway, waitForTask } from '../helpers/gateway.ts';
+import { readWebSocket } from '../helpers/websocket-client.ts';
 import { readSse } from '../helpers/sse-client.ts';
-
-interface WsResult { events: any[]; status?: number }
-
-function readWebSocket(url: string): Promise<WsResult> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    const events: any[] = [];
-    socket.on('message', (data) => events.push(JSON.parse(String(data))));
-    socket.on('close', () => resolve({ events }));
-    socket.on('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk) => { body += chunk; });
-      response.on('end', () => {
-        resolve({ events, status: response.statusCode, ...(body ? { error: JSON.parse(body).error } : {}) });
-        socket.terminate();
-      });
-    });
-    socket.on('error', (error) => { if (!events.length) reject(error); });
-  });
-}
 
 async function startedEvent(gateway: { sql: { query: Function } }, taskId: string) {
   const { rows } = await gateway.sql.query(`select payload from task_events where task_id = $1 and type = 'WORKFLOW_STARTED'`, [taskId]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startGateway, waitFor } from '../helpers/gateway.ts';
 import { readSse } from '../helpers/sse-client.ts';
+import { readWebSocket } from '../helpers/websocket-client.ts';
 import { submitStreamingTasks, waitUntilStreaming } from '../helpers/streaming-load.ts';
 
 // Before: a SIGTERM with tasks in flight could exit with status 1 (a rejected event write) or hang until
@@ -61,4 +62,29 @@ test('the next stream after a restart resumes from the last event id', { timeout
   const seqs = events.map((frame) => JSON.parse(frame.data).seq as number);
   assert.deepEqual(seqs, seqs.map((_, index) => index + 1), 'nothing lost or repeated across the restart');
   assert.equal(rest.messages.at(-1)?.event, 'done');
+});
+
+test('a WebSocket stream cut by a shutdown ends with the resume point and close code 1012, and resumes from it without loss', { timeout: 60_000 }, async (t) => {
+  const gateway = await startGateway(t);
+  const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'resume me over a socket', context: { mock_delay_ms: 3_000 } });
+  const taskId = submitted.body.task_id;
+  const wsUrl = (query: string) => `${gateway.url.replace('http', 'ws')}/api/v1/stream/ws?workflow_id=${taskId}${query}`;
+  const first = readWebSocket(wsUrl(''));
+  await waitUntilStreaming(gateway, [taskId], 1);
+  await gateway.kill('SIGTERM');
+  const cut = await first;
+  assert.equal(cut.closeCode, 1012, 'service restart');
+  const notice = cut.events.at(-1);
+  assert.equal(notice.code, 'server_shutdown');
+  const sent = cut.events.slice(0, -1);
+  assert.ok(sent.length > 0, 'some events arrived before the shutdown');
+  assert.equal(notice.last_event_id, sent.at(-1).stream_id, 'the notice names the last event sent');
+  assert.match(cut.closeReason, new RegExp(`last_event_id=${notice.last_event_id}`));
+
+  await gateway.restart();
+  const rest = await readWebSocket(wsUrl(`&last_event_id=${notice.last_event_id}`));
+  const seqs = [...sent, ...rest.events].map((event) => event.seq as number);
+  assert.deepEqual(seqs, seqs.map((_, index) => index + 1), 'nothing lost or repeated across the restart');
+  assert.equal(rest.events.at(-1).type, 'STREAM_END');
+  assert.equal(rest.closeCode, 1000);
 });

@@ -1,23 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
-import WebSocket from 'ws';
 import { useGateway, waitForTask } from '../helpers/gateway.ts';
-
-interface WsResult { events: any[]; closeCode: number; status?: number }
-
-function readWebSocket(url: string, headers: Record<string, string> = {}): Promise<WsResult> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers });
-    const events: any[] = [];
-    socket.on('message', (data) => events.push(JSON.parse(String(data))));
-    socket.on('close', (code) => resolve({ events, closeCode: code }));
-    socket.on('unexpected-response', (_request, response) => {
-      resolve({ events, closeCode: 0, status: response.statusCode });
-      socket.terminate();
-    });
-    socket.on('error', (error) => { if (!events.length) reject(error); });
-  });
-}
+import { readWebSocket } from '../helpers/websocket-client.ts';
 
 describe('GET /api/v1/stream/ws', () => {
   const gateway = useGateway();
