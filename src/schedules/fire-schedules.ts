@@ -8,9 +8,10 @@ import { isAppError } from '../errors.ts';
 import { countHit, peekHits } from '../http/fixed-window.ts';
 import { limitFor, RATE_WINDOW_SECONDS, rateKey } from '../http/rate-limit.ts';
 import { backgroundErrors } from '../observability/metrics.ts';
+import { inSpan } from '../observability/spans.ts';
 import { credentialKey } from '../auth/caller.ts';
 import { insertTaskWithSession } from '../tasks/queries.ts';
-import { prepareTask, startSubmittedTask } from '../tasks/submit-task.ts';
+import { keepTraceContext, prepareTask, startSubmittedTask } from '../tasks/submit-task.ts';
 import { markSchedulePaused } from '../task-state/schedule-pause.ts';
 import { uuidFromText } from '../uuid.ts';
 import { compileCron, planOccurrences } from './cron-times.ts';
@@ -87,6 +88,16 @@ const OWNER_GONE = 'refused: its owner is no longer an active member of the tena
  * of the scheduler: the occurrence is skipped, saying why.
  */
 async function startRun(deps: Deps, transaction: Db, schedule: Due, owner: Caller, at: Date): Promise<StartedRun | { refused: string }> {
+  // The root of the run's trace, as `task submit` is for a request: every run of the task's workflow joins it.
+  const attributes = { 'agentgate.schedule.id': schedule.id, 'agentgate.tenant.id': schedule.tenant_id };
+  return inSpan('schedule run', { attributes }, async (span) => {
+    const started = await writeRun(deps, transaction, schedule, owner, at);
+    if ('taskId' in started) span.setAttribute('agentgate.task.id', started.taskId);
+    return started;
+  });
+}
+
+async function writeRun(deps: Deps, transaction: Db, schedule: Due, owner: Caller, at: Date): Promise<StartedRun | { refused: string }> {
   const budgetUsd = Number(schedule.max_budget_per_run_usd);
   let task;
   try {
@@ -99,6 +110,7 @@ async function startRun(deps: Deps, transaction: Db, schedule: Due, owner: Calle
     if (isAppError(error) && error.statusCode < 500) return { refused: `refused: ${error.message}` };
     throw error;
   }
+  keepTraceContext(deps, task);
   await insertTaskWithSession(transaction, owner, task.claim, task);
   await transaction.updateTable('tasks').set({ schedule_id: schedule.id, cost_budget_usd: budgetUsd }).where('id', '=', task.id).execute();
   await transaction.insertInto('schedule_runs').values({ schedule_id: schedule.id, scheduled_for: at, task_id: task.id }).execute();

@@ -46,15 +46,21 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
   return inSpan('task submit', { parent: options.traceContext, attributes: { 'agentgate.tenant.id': caller.tenantId } }, async (span) => {
     const task = await prepareTask(deps, caller, input, options);
     span.setAttribute('agentgate.task.id', task.id);
-    // Kept with the task, so its workflow's spans join this trace wherever and whenever it runs (after a
-    // crash, in another process); runtime/task-trace.ts reads it back.
-    if (deps.config.tracing.enabled) task.options.trace_context = injectTraceContext(context.active());
+    keepTraceContext(deps, task);
     const stored = await insertTaskWithSession(deps.db, caller, task.claim, task);
     // The row is committed first: if we die before the start, or the engine cannot record it in time
     // (its database writes wait out an outage), the orphan sweep starts it.
     await startSubmittedTask(deps, task.id, caller.tenantId);
     return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt };
   });
+}
+
+/**
+ * Keeps the active span's context with the task, so its workflow's spans join that trace wherever and whenever
+ * it runs (after a crash, in another process); runtime/task-trace.ts reads it back.
+ */
+export function keepTraceContext(deps: Deps, task: PreparedTask): void {
+  if (deps.config.tracing.enabled) task.options.trace_context = injectTraceContext(context.active());
 }
 
 /** The checks of a submission (400 or 403 when it breaks a rule); nothing is written. */

@@ -42,7 +42,7 @@ function only(spans: ReceivedSpan[], name: string): ReceivedSpan {
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) => spans.filter((span) => span.parentSpanId === parent.spanId);
 
 describe('traces of a task, exported over OTLP', () => {
-  const env: Record<string, string> = { DEFAULT_TASK_MODE: 'auto' };
+  const env: Record<string, string> = { DEFAULT_TASK_MODE: 'auto', SCHEDULE_POLL_INTERVAL_MS: '100' };
   const collector = useOtlpCollector(env);
   const gateway = useGateway({ env });
 
@@ -125,6 +125,20 @@ describe('traces of a task, exported over OTLP', () => {
     assert.equal(errored.parentSpanId, undefined, 'without a traceparent, a trace of its own');
     assert.equal(errored.attributes['agentgate.tool.outcome'], 'error');
     assert.equal(errored.status.code, 2);
+  });
+
+  it('a scheduled run is a trace rooted at its schedule run span, which the task\'s run joins', async () => {
+    const created = await gateway().request('POST', '/api/v1/schedules', { name: 'traced', cron_expression: '0 8 * * *', task_query: 'Hello', task_context: { mode: 'simple' } });
+    assert.equal(created.status, 201, created.text);
+    const scheduleId = created.body.schedule_id;
+    await gateway().sql.query('update schedules set next_run_at = now() where id = $1', [scheduleId]);
+    const runSpan = await waitFor('the schedule run span', async () =>
+      collector().spans().find((span) => span.name === 'schedule run' && span.attributes['agentgate.schedule.id'] === scheduleId));
+    assert.equal(runSpan.parentSpanId, undefined, 'a root: no request started it');
+    const taskId = String(runSpan.attributes['agentgate.task.id']);
+    const spans = await spansOfTask(collector(), taskId);
+    assert.equal(only(spans, 'task run').parentSpanId, runSpan.spanId);
+    assert.deepEqual(spans.filter((span) => span.traceId !== runSpan.traceId), [], 'every span of the run\'s task is in its trace');
   });
 
   it('a task submitted without a traceparent, or with a malformed one, starts a trace of its own', async () => {
