@@ -23,22 +23,32 @@ export interface OtlpCollector {
   /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT (the exporter adds /v1/traces). */
   url: string;
   spans(): ReceivedSpan[];
+  /** The bodies of OTLP/HTTP protobuf exports (the SDK's default protocol), as received. */
+  protobufExports(): Buffer[];
   /** Export requests received, whatever their content. */
   requestCount(): number;
 }
 
 /**
  * A stand-in for an OpenTelemetry collector on 127.0.0.1: it accepts OTLP/HTTP JSON trace exports
- * (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) at /v1/traces and keeps every span.
+ * (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) at /v1/traces and keeps every span; protobuf exports are kept as bytes.
  */
 export async function startOtlpCollector(t: Cleanup): Promise<OtlpCollector> {
   const spans: ReceivedSpan[] = [];
+  const protobufExports: Buffer[] = [];
   let requests = 0;
   const server = http.createServer(async (request, response) => {
     requests += 1;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    if (request.method !== 'POST' || request.url !== '/v1/traces' || !request.headers['content-type']?.startsWith('application/json')) {
+    const type = request.headers['content-type'] ?? '';
+    if (request.method === 'POST' && request.url === '/v1/traces' && type.startsWith('application/x-protobuf')) {
+      // Kept undecoded; an empty ExportTraceServiceResponse is zero bytes.
+      protobufExports.push(Buffer.concat(chunks));
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      return;
+    }
+    if (request.method !== 'POST' || request.url !== '/v1/traces' || !type.startsWith('application/json')) {
       response.writeHead(400).end();
       return;
     }
@@ -51,6 +61,7 @@ export async function startOtlpCollector(t: Cleanup): Promise<OtlpCollector> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans: () => [...spans],
+    protobufExports: () => [...protobufExports],
     requestCount: () => requests,
   };
 }

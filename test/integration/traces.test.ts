@@ -220,6 +220,25 @@ describe('a trace across processes and a crash', () => {
   });
 });
 
+describe('the SDK\'s default protocol', () => {
+  it('with only an OTLP endpoint set, spans go out as OTLP/HTTP protobuf, carrying the caller\'s trace id and the span names', async (t) => {
+    const collector = await startOtlpCollector(t);
+    const gateway = await startGateway(t, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' } });
+    const caller = callerTrace();
+    const taskId = await submit(gateway, { query: 'Hello', mode: 'simple' }, { traceparent: caller.traceparent });
+    assert.equal((await waitForTask(gateway, taskId)).status, 'TASK_STATUS_COMPLETED');
+    // Protobuf keeps ids as raw bytes and names as UTF-8: enough to see what was sent without a decoder.
+    const traceId = Buffer.from(caller.traceId, 'hex');
+    const exported = await waitFor('the task run span in a protobuf export', async () => {
+      const bodies = collector.protobufExports().filter((body) => body.includes(traceId));
+      return bodies.some((body) => body.includes('task run')) ? Buffer.concat(bodies) : undefined;
+    });
+    for (const name of ['task submit', 'task run', 'step answer', 'invoke_agent simple-agent', 'ai.streamText']) assert.ok(exported.includes(name), name);
+    assert.ok(exported.includes(taskId), 'the task id attribute');
+    assert.equal(collector.spans().length, 0, 'nothing went out as JSON');
+  });
+});
+
 describe('tracing off', () => {
   it('with OTEL_SDK_DISABLED=true nothing is exported or stored, and a traced task with a tool call completes', async (t) => {
     const collector = await startOtlpCollector(t);
