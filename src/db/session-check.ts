@@ -19,8 +19,8 @@ export class NotSessionConnectionsError extends Error {
 /**
  * Refuses connections that are not sessions. Behind a transaction-mode pooler every transaction may run on another
  * server connection, and nothing fails outright: notifications go nowhere (tasks wait in the queue, streams wait
- * for their next poll), a session lock stays with whichever server connection took it, and the engine's start-up
- * deadlocks when two processes start together. A notification between two connections is the cheapest sign.
+ * for their next poll), and a session lock stays with whichever server connection took it. A notification between
+ * two connections is the cheapest sign.
  */
 export async function assertSessionConnections(connectionString: string): Promise<void> {
   const channel = `agentgate_session_check_${randomUUID().replaceAll('-', '')}`;
