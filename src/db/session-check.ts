@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import pg from 'pg';
+import { withOwnConnection } from './own-connection.ts';
 
 /** A notification between two connections of one Postgres arrives in milliseconds. */
 export const SESSION_CHECK_TIMEOUT_MS = 3_000;
@@ -24,21 +24,14 @@ export class NotSessionConnectionsError extends Error {
  */
 export async function assertSessionConnections(connectionString: string): Promise<void> {
   const channel = `agentgate_session_check_${randomUUID().replaceAll('-', '')}`;
-  const [listener, notifier] = [0, 1].map(() => new pg.Client({ connectionString, application_name: 'agentgate-session-check' }));
+  const config = { connectionString, application_name: 'agentgate-session-check' };
   const timeout = AbortSignal.timeout(SESSION_CHECK_TIMEOUT_MS);
-  try {
-    for (const client of [listener, notifier]) {
-      // A lost connection also fails the query in flight; the event alone would end the process.
-      client.on('error', () => {});
-      await client.connect();
-    }
+  await withOwnConnection(config, (listener) => withOwnConnection(config, async (notifier) => {
     await listener.query(`LISTEN ${channel}`);
     const arrived = once(listener, 'notification', { signal: timeout });
     await notifier.query(`NOTIFY ${channel}`);
     await arrived.catch((error: unknown) => {
       throw timeout.aborted ? new NotSessionConnectionsError() : error;
     });
-  } finally {
-    await Promise.all([listener, notifier].map((client) => client.end().catch(() => {})));
-  }
+  }));
 }

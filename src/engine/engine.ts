@@ -3,10 +3,10 @@ import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import pRetry from 'p-retry';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../db/database.ts';
+import { withOwnConnection } from '../db/own-connection.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
 /** The engine's process-private queue, where it puts the workflows it recovers that no queue started. */
@@ -210,19 +210,14 @@ export async function migrateEngine(databaseUrl: string): Promise<void> {
  * Postgres does not see).
  */
 async function withEngineSchemaLock<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'agentgate-engine-schema-lock' });
-  // A lost connection also fails the query in flight; the event alone would end the process.
-  client.on('error', () => {});
-  await client.connect();
-  try {
+  return withOwnConnection({ connectionString: databaseUrl, application_name: 'agentgate-engine-schema-lock' }, async (client) => {
     await pRetry(async () => {
       const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(hashtextextended('agentgate:engine-schema', 0)) as locked`);
       if (!rows[0].locked) throw new Error('another process is migrating or launching the engine');
     }, { retries: Number.POSITIVE_INFINITY, minTimeout: 50, maxTimeout: 500, maxRetryTime: ENGINE_SCHEMA_LOCK_WAIT_MS });
-    return await work();
-  } finally {
-    await client.end().catch(() => {});
-  }
+    // Closing the connection releases the lock.
+    return work();
+  });
 }
 
 /** Removes a task that is still queued; a running workflow stops at its own checkpoints instead. */

@@ -82,11 +82,7 @@ async function fireSchedule(deps: Deps, transaction: Db, id: string): Promise<St
 
 const OWNER_GONE = 'refused: its owner is no longer an active member of the tenant';
 
-/**
- * Writes the run's task as its owner would submit it, in the schedule's own session, with the run's budget and
- * time limit. A task its owner may no longer submit (policy, a context that no longer passes) is not an error
- * of the scheduler: the occurrence is skipped, saying why.
- */
+/** Starts the run's trace, then writes its task. */
 async function startRun(deps: Deps, transaction: Db, schedule: Due, owner: Caller, at: Date): Promise<StartedRun | { refused: string }> {
   // The root of the run's trace, as `task submit` is for a request: every run of the task's workflow joins it.
   const attributes = { 'agentgate.schedule.id': schedule.id, 'agentgate.tenant.id': schedule.tenant_id };
@@ -97,6 +93,11 @@ async function startRun(deps: Deps, transaction: Db, schedule: Due, owner: Calle
   });
 }
 
+/**
+ * Writes the run's task as its owner would submit it, in the schedule's own session, with the run's budget and
+ * time limit. A task its owner may no longer submit (policy, a context that no longer passes) is not an error
+ * of the scheduler: the occurrence is skipped, saying why.
+ */
 async function writeRun(deps: Deps, transaction: Db, schedule: Due, owner: Caller, at: Date): Promise<StartedRun | { refused: string }> {
   const budgetUsd = Number(schedule.max_budget_per_run_usd);
   let task;
