@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { storableJson, storableText } from '../db/storable-text.ts';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 import { countToolCall } from './tool-metrics.ts';
 
@@ -58,11 +59,12 @@ function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
   try {
     const output = await untilAborted(tool.execute(input, context), context.signal);
-    // As stored and as replayed: an output JSON cannot carry (a BigInt, a cycle) is the tool's error.
-    return { output: JSON.parse(JSON.stringify(output ?? null)) };
+    // As stored and as replayed: an output JSON cannot carry (a BigInt, a cycle) is the tool's error, and text
+    // Postgres refuses (a fetched NUL) is replaced, so every tool's output can become an event and a step's record.
+    return { output: storableJson(output) };
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: storableText(error instanceof Error ? error.message : String(error)) };
   }
 }
 
