@@ -28,11 +28,16 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     return validate ? [{ tool, validate }] : [];
   });
   const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
+  const findFor = (name: string, tenantId: string) => {
+    const entry = find(name);
+    return entry && isUsableBy(entry.tool, tenantId) ? entry : undefined;
+  };
   return {
     get: (name) => find(name)?.tool,
-    list: () => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool),
+    find: (name, tenantId) => findFor(name, tenantId)?.tool,
+    list: (tenantId) => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool).filter((tool) => isUsableBy(tool, tenantId)),
     invoke(name, input, context) {
-      const entry = find(name);
+      const entry = findFor(name, context.tenantId);
       return countToolCall(entry?.tool.name, async () => {
         if (!entry) return { error: `unknown tool: ${name}` };
         if (!entry.validate(input)) {
@@ -47,6 +52,8 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     },
   };
 }
+
+const isUsableBy = (tool: ToolDefinition, tenantId: string) => tool.tenants === undefined || tool.tenants.has(tenantId);
 
 function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null {
   try {

@@ -59,6 +59,7 @@ writeFileSync(mcpConfig, [
   `    command: ${JSON.stringify(process.execPath)}`,
   `    args: [${JSON.stringify(path.resolve(import.meta.dirname, '../fixtures/mcp-test-server.ts'))}]`,
   '    dangerous: false',
+  "    tenants: ['*']",
 ].join('\n'));
 after(() => rmSync(directory, { recursive: true, force: true }));
 
