@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -52,6 +52,10 @@ const standIn = http.createServer((request, response) => {
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'agentgate-unstorable-'));
 const mcpConfig = path.join(directory, 'mcp.yaml');
+// The offline search corpus, with one page whose text holds a NUL.
+mkdirSync(path.join(directory, 'corpus'));
+writeFileSync(path.join(directory, 'corpus', 'tides.md'),
+  '---\ntitle: Tides\nurl: https://offline.agentgate.example/tides\n---\n# Tides\n\nTides rise\u0000twice a day along the coast.\n');
 writeFileSync(mcpConfig, [
   'servers:',
   '  - name: testsrv',
@@ -64,7 +68,7 @@ writeFileSync(mcpConfig, [
 after(() => rmSync(directory, { recursive: true, force: true }));
 
 describe('characters Postgres cannot store, through every tool', () => {
-  const env: Record<string, string> = { DEFAULT_TASK_MODE: 'auto', MCP_CONFIG: mcpConfig };
+  const env: Record<string, string> = { DEFAULT_TASK_MODE: 'auto', MCP_CONFIG: mcpConfig, SEARCH_CORPUS_DIR: path.join(directory, 'corpus') };
   let standInUrl = '';
   before(async () => {
     await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
@@ -77,12 +81,20 @@ describe('characters Postgres cannot store, through every tool', () => {
 
   const runTask = (body: Record<string, unknown>, timeoutMs?: number) => runToTheEnd(gateway(), body, timeoutMs);
 
-  it('web_fetch of a page with a NUL: the observation shows U+FFFD, and a literal \\u0000 stays text', async () => {
+  it('web_fetch, web_crawl and web_search of pages with a NUL: the observations show U+FFFD, and a literal \\u0000 stays text', async () => {
     const { observations } = await runTask({
-      query: 'Read the page', context: { role: 'research', mock_tool_calls: [{ tool: 'web_fetch', args: { url: `${standInUrl}/nul.txt` } }] },
+      query: 'Read the page', context: {
+        role: 'research', mock_tool_calls: [[
+          { tool: 'web_fetch', args: { url: `${standInUrl}/nul.txt` } },
+          { tool: 'web_crawl', args: { url: `${standInUrl}/nul.txt`, max_depth: 0 } },
+          { tool: 'web_search', args: { query: 'tides twice a day' } },
+        ]],
+      },
     });
-    assert.equal(observations.length, 1);
+    assert.equal(observations.length, 3);
     assert.equal(observations[0].output.content, `before${REPLACED}after, and a literal \\u0000 stays as it is`);
+    assert.match(JSON.stringify(observations[1].output), new RegExp(`before${REPLACED}after`));
+    assert.match(JSON.stringify(observations[2].output), new RegExp(`Tides rise${REPLACED}twice`));
   });
 
   it('python_executor printing a NUL, returning an unpaired surrogate and raising with both', SLOW, async () => {
