@@ -261,8 +261,11 @@ export interface Config {
   metrics: Readonly<MetricsSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
-  /** OpenTelemetry traces (tracesWanted); the SDK reads the OTEL_* variables themselves. */
-  tracing: { enabled: boolean };
+  /**
+   * OpenTelemetry traces (tracesWanted). The SDK reads the OTEL_* variables itself, but for the sampler: that is
+   * read here (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), so that the gateway, not a caller, decides (start-tracing.ts).
+   */
+  tracing: { enabled: boolean; sampler: TraceSampler };
   version: string;
 }
 
@@ -390,7 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
     providerEnv: Object.freeze(providerEnv),
-    tracing: Object.freeze({ enabled: tracesWanted(env) }),
+    tracing: Object.freeze({ enabled: tracesWanted(env), sampler: traceSampler(env) }),
     version: '0.1.0',
   });
 }
@@ -434,6 +437,32 @@ function webSearchSettings(values: Static<typeof EnvSchema>): Readonly<WebSearch
 function valueAt(object: Record<string, unknown>, instancePath: string): unknown {
   const key = instancePath.replace(/^\//, '');
   return key ? object[key] : undefined;
+}
+
+/** The samplers of OTEL_TRACES_SAMPLER the OpenTelemetry SDK for Node knows. */
+const TRACE_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+
+export interface TraceSampler {
+  name: (typeof TRACE_SAMPLERS)[number];
+  /** The share of traces kept by the `traceidratio` samplers. */
+  ratio: number;
+}
+
+/**
+ * OTEL_TRACES_SAMPLER (default `parentbased_always_on`, as in the SDK) and OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1,
+ * default 1). Checked only when traces are on: the variables may be set for other services of a host.
+ */
+function traceSampler(env: NodeJS.ProcessEnv): TraceSampler {
+  if (!tracesWanted(env)) return { name: 'parentbased_always_on', ratio: 1 };
+  const name = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on';
+  const argument = env.OTEL_TRACES_SAMPLER_ARG?.trim() ?? '';
+  const ratio = argument === '' ? 1 : Number(argument);
+  const problems = [
+    ...(TRACE_SAMPLERS.includes(name as TraceSampler['name']) ? [] : [`OTEL_TRACES_SAMPLER: must be one of ${TRACE_SAMPLERS.join(', ')} (it is ${name})`]),
+    ...(ratio >= 0 && ratio <= 1 ? [] : [`OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1 (it is ${argument})`]),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { name: name as TraceSampler['name'], ratio };
 }
 
 /**

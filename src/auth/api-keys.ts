@@ -7,6 +7,7 @@ import type { ApiKeysTable } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
 import { AppError, badRequest, forbidden, notFound } from '../errors.ts';
 import { tenantRateLimit } from '../http/rate-limit.ts';
+import { pauseSchedulesOfKey } from '../task-state/schedule-pause.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key-secret.ts';
 import { recordAudit } from './audit.ts';
 import { DEFAULT_KEY_SCOPES, hasScope, isAdmin, outranks, scopesWithinRole, type Caller, type Role } from './caller.ts';
@@ -89,21 +90,33 @@ export async function rotateApiKey(db: Db, caller: Caller, keyId: string | undef
     const old = await findManageableKey(transaction, caller, id, true);
     if (old.revoked_at) throw new AppError(409, 'API key is revoked');
     await transaction.updateTable('api_keys').set({ revoked_at: sql`now()` as never }).where('id', '=', old.id).execute();
-    return insertApiKey(transaction, {
+    const rotated = await insertApiKey(transaction, {
       userId: old.user_id, tenantId: old.tenant_id, name: old.name, scopes: old.scopes,
       environment: old.prefix.startsWith('sk_test_') ? 'test' : 'live', expiresAt: old.expires_at, rateLimitPerMinute: old.rate_limit_per_minute,
     });
+    // A rotation replaces the secret, not the grant: the schedules that ran as the old key run as the new one.
+    await transaction.updateTable('schedules').set({ api_key_id: rotated.id }).where('api_key_id', '=', old.id).execute();
+    return rotated;
   });
   await recordAudit(db, { type: 'api_key_rotated', userId: caller.userId, tenantId: caller.tenantId, ip, details: { old_key_id: id, key_id: created.id } });
   return created;
 }
 
+/** Revokes a key; the schedules that run as it pause in the same commit, saying why (resuming binds them to a live credential). */
 export async function revokeApiKey(db: Db, caller: Caller, keyId: string, ip: string) {
-  const key = await findManageableKey(db, caller, keyId, false);
-  await db.updateTable('api_keys').set({ revoked_at: sql`coalesce(revoked_at, now())` as never }).where('id', '=', key.id).execute();
+  const key = await db.transaction().execute(async (transaction) => {
+    const found = await findManageableKey(transaction, caller, keyId, true);
+    await transaction.updateTable('api_keys').set({ revoked_at: sql`coalesce(revoked_at, now())` as never }).where('id', '=', found.id).execute();
+    await pauseSchedulesOfKey(transaction, found.id, keyPauseReason(keyStopReason(found.prefix, 'was revoked')));
+    return found;
+  });
   await recordAudit(db, { type: 'api_key_revoked', userId: caller.userId, tenantId: caller.tenantId, ip, details: { key_id: key.id } });
   return { success: true, message: 'API key revoked', id: key.id };
 }
+
+/** Why a schedule that runs as a key (schedules/run-as.ts) stops: the refusal of its run, and its pause reason. */
+export const keyStopReason = (prefix: string, what: 'was revoked' | 'expired') => `the API key it runs as (${prefix}…) ${what}`;
+export const keyPauseReason = (stopReason: string) => `Auto-paused: ${stopReason}; resume it with a live credential`;
 
 /** Members manage their own keys; owners and admins also those of users who do not outrank them. */
 async function findManageableKey(db: Db, caller: Caller, keyId: string, forUpdate: boolean): Promise<KeyRow> {

@@ -219,6 +219,8 @@ export interface SchedulesTable {
   total_runs: Generated<number>;
   successful_runs: Generated<number>;
   failed_runs: Generated<number>;
+  /** The API key its runs act as; null: they act as its user (made signed in). */
+  api_key_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { storableJsonText } from '../db/storable-text.ts';
 import { eventAppendDuration } from '../observability/metrics.ts';
 
 const singleAppendDuration = eventAppendDuration.labels('in_transaction');
@@ -41,7 +42,7 @@ export async function appendTaskEvents(db: Db, taskId: string, events: NewTaskEv
   if (events.length === 0) return [];
   const startedAt = performance.now();
   const { rows } = await sql<TaskEventRow>`
-    select * from append_task_events(${taskId}::uuid, ${JSON.stringify(events.map(toEventRecord))}::jsonb, ${Date.now()}::bigint)`.execute(db);
+    select * from append_task_events(${taskId}::uuid, ${storableJsonText(events.map(toEventRecord))}::jsonb, ${Date.now()}::bigint)`.execute(db);
   singleAppendDuration.observe((performance.now() - startedAt) / 1000);
   return rows.map(toTaskEvent);
 }
@@ -60,7 +61,7 @@ export interface TaskAppend {
 export async function appendTaskEventBatch(db: Db, appends: TaskAppend[], options: { asyncPartials: boolean }): Promise<TaskEvent[][]> {
   const entries = appends.map((append) => ({ task_id: append.taskId, events: append.events.map(toEventRecord) }));
   const { rows } = await sql<TaskEventRow & { entry: number }>`
-    select * from append_task_event_batch(${JSON.stringify(entries)}::jsonb, ${Date.now()}::bigint, ${options.asyncPartials})`.execute(db);
+    select * from append_task_event_batch(${storableJsonText(entries)}::jsonb, ${Date.now()}::bigint, ${options.asyncPartials})`.execute(db);
   const stored = appends.map((): TaskEvent[] => []);
   for (const row of rows) stored[row.entry].push(toTaskEvent(row));
   return stored;

@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-import { extractTraceContext, traceIdOf } from '../observability/trace-carrier.ts';
+import { callerTraceContext, traceIdOf } from '../observability/trace-carrier.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,7 +12,7 @@ declare module 'fastify' {
 /** A valid `traceparent` puts its trace id in the request's logs and becomes the parent of its spans; an invalid one is ignored. */
 export function installTraceContext(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    const incoming = extractTraceContext(request.headers);
+    const incoming = callerTraceContext(request.headers);
     if (!incoming) return;
     request.traceContext = incoming;
     request.log = request.log.child({ trace_id: traceIdOf(incoming) });

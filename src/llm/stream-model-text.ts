@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { jsonSchema, Output, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { storableDeltas, storableJson } from '../db/storable-text.ts';
 import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
@@ -127,19 +128,27 @@ async function streamCandidate(
   let text = '';
   let usage: LanguageModelUsage | undefined;
   const toolCalls: RequestedToolCall[] = [];
+  const deliver = (delta: string) => {
+    text += delta;
+    progress.hasDeliveredText = true;
+    request.onDelta?.(delta);
+  };
+  // What the model says is stored (events, results, tool calls), so text Postgres refuses is replaced as it arrives.
+  const deltas = storableDeltas();
   for await (const part of result.fullStream) {
     if (part.type === 'error') throw part.error;
     if (part.type === 'abort') throw toAbortError(request.abortSignal);
     if (part.type === 'finish') usage = part.totalUsage;
     // A call of a tool that was not offered arrives as a tool-call marked invalid (NoSuchToolError), then a
     // tool-error part: it is kept, so the caller can refuse it and tell the model, instead of failing the turn.
-    if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+    if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: storableJson(part.input) });
     if (part.type === 'text-delta' && part.text.length > 0) {
-      text += part.text;
-      progress.hasDeliveredText = true;
-      request.onDelta?.(part.text);
+      const delta = deltas.next(part.text);
+      if (delta.length > 0) deliver(delta);
     }
   }
+  const rest = deltas.end();
+  if (rest.length > 0) deliver(rest);
   const inputTokens = usage?.inputTokens ?? 0;
   const outputTokens = usage?.outputTokens ?? 0;
   return {

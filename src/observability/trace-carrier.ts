@@ -1,4 +1,4 @@
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
+import { createContextKey, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /**
@@ -16,6 +16,22 @@ export type TraceCarrier = Record<string, string>;
 export function extractTraceContext(carrier: Record<string, unknown>): Context | undefined {
   const extracted = w3c.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
   return trace.getSpanContext(extracted) ? extracted : undefined;
+}
+
+/** Marks a context whose remote parent is a caller's (not one the gateway stored itself). */
+const CALLER_PARENT = createContextKey('agentgate caller parent');
+
+/**
+ * A caller's trace context (request headers), marked as theirs: their trace id and span are the parent of what the
+ * request starts, but their sampled flag decides nothing here (start-tracing.ts); our own stored carrier's does.
+ */
+export function callerTraceContext(headers: Record<string, unknown>): Context | undefined {
+  return extractTraceContext(headers)?.setValue(CALLER_PARENT, true);
+}
+
+/** Whether the parent in this context is a caller's span (a remote parent from a request, not a child of ours). */
+export function hasCallerParent(context: Context): boolean {
+  return context.getValue(CALLER_PARENT) === true && trace.getSpanContext(context)?.isRemote === true;
 }
 
 /** The `traceparent` (and `tracestate`) of a context's span, to store or send on. */

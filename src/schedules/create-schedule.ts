@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { forbidden } from '../errors.ts';
-import { insertScheduleWithinLimit } from './queries.ts';
+import { insertScheduleWithinLimit, runsAsKey } from './queries.ts';
 import { checkScheduleFields, DEFAULT_BUDGET_PER_RUN_USD, DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIMEZONE } from './schedule-fields.ts';
 import type { CreateScheduleInput } from './schemas.ts';
 
@@ -22,7 +22,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: CreateSc
   const nextRunAt = cron.nextRun(new Date());
   const limit = deps.config.schedules.maxPerUser;
   const stored = await insertScheduleWithinLimit(deps.db, {
-    ...fields, id, tenant_id: caller.tenantId, user_id: caller.userId, status: 'ACTIVE', next_run_at: nextRunAt,
+    ...fields, id, tenant_id: caller.tenantId, user_id: caller.userId, api_key_id: runsAsKey(caller), status: 'ACTIVE', next_run_at: nextRunAt,
   }, limit);
   if (!stored) throw forbidden(`Schedule limit reached: at most ${limit} schedules per user (SCHEDULE_MAX_PER_USER)`);
   return { schedule_id: id, message: 'Schedule created successfully', next_run_at: nextRunAt?.toISOString() ?? null };

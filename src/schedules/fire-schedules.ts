@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { memberCaller } from '../auth/resolve-credential.ts';
 import type { Db } from '../db/database.ts';
 import type { ScheduleRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
@@ -15,6 +14,7 @@ import { keepTraceContext, prepareTask, startSubmittedTask } from '../tasks/subm
 import { markSchedulePaused } from '../task-state/schedule-pause.ts';
 import { uuidFromText } from '../uuid.ts';
 import { compileCron, planOccurrences } from './cron-times.ts';
+import { runAs, type RunRefusal } from './run-as.ts';
 
 /** Due schedules taken per look, oldest first; the rest are taken at the next look. */
 const BATCH = 50;
@@ -62,8 +62,8 @@ async function fireSchedule(deps: Deps, transaction: Db, id: string): Promise<St
   const skipped = plan.skipped;
   let run: StartedRun | undefined;
   if (plan.run) {
-    const owner = await memberCaller(transaction, schedule.user_id, schedule.tenant_id, 'schedule');
-    if (!owner) return pauseForOwner(transaction, schedule, [...skipped, { at: plan.run, reason: OWNER_GONE }]);
+    const owner = await runAs(transaction, schedule, schedule.now);
+    if ('refused' in owner) return stopSchedule(transaction, schedule, skipped, { at: plan.run, refusal: owner });
     // Over its owner's rate limit, the run waits (nothing is written) and is tried again at the next look,
     // until the window resets or the occurrence falls out of the catch-up window.
     if (await isOverRateLimit(deps, owner)) return undefined;
@@ -79,8 +79,6 @@ async function fireSchedule(deps: Deps, transaction: Db, id: string): Promise<St
   }).where('id', '=', schedule.id).execute();
   return run;
 }
-
-const OWNER_GONE = 'refused: its owner is no longer an active member of the tenant';
 
 /** Starts the run's trace, then writes its task. */
 async function startRun(deps: Deps, transaction: Db, schedule: Due, owner: Caller, at: Date): Promise<StartedRun | { refused: string }> {
@@ -119,10 +117,10 @@ async function writeRun(deps: Deps, transaction: Db, schedule: Due, owner: Calle
   return { taskId: task.id, tenantId: schedule.tenant_id };
 }
 
-/** A run counts as a request of its owner (spec: a run executes with its owner's rate limits). */
+/** A run counts as a request of its owner, or of the key it runs as (spec: a run executes with its owner's rate limits). */
 async function isOverRateLimit(deps: Deps, owner: Caller): Promise<boolean> {
   if (deps.config.skipAuth) return false;
-  const [used, limit] = await Promise.all([peekHits(deps.db, rateKey(credentialKey(owner)), RATE_WINDOW_SECONDS), limitFor(deps, owner.tenantId, undefined)]);
+  const [used, limit] = await Promise.all([peekHits(deps.db, rateKey(credentialKey(owner)), RATE_WINDOW_SECONDS), limitFor(deps, owner.tenantId, owner.apiKeyId)]);
   return used >= limit;
 }
 
@@ -134,9 +132,12 @@ async function recordSkipped(transaction: Db, scheduleId: string, skipped: Array
     .execute();
 }
 
-/** A schedule whose owner left the tenant (or was deactivated) stops: its runs would all be refused. */
-async function pauseForOwner(transaction: Db, schedule: Due, skipped: Array<{ at: Date; reason: string }>): Promise<undefined> {
-  await recordSkipped(transaction, schedule.id, skipped);
-  await markSchedulePaused(transaction, schedule.id, `Auto-paused: ${OWNER_GONE.replace('refused: ', '')}`);
+/**
+ * A schedule whose runs can no longer act (its owner left the tenant or was deactivated, its key was revoked or
+ * expired) stops, saying why: its runs would all be refused.
+ */
+async function stopSchedule(transaction: Db, schedule: Due, skipped: Array<{ at: Date; reason: string }>, due: { at: Date; refusal: RunRefusal }): Promise<undefined> {
+  await recordSkipped(transaction, schedule.id, [...skipped, { at: due.at, reason: due.refusal.refused }]);
+  await markSchedulePaused(transaction, schedule.id, due.refusal.pauseReason);
   return undefined;
 }

@@ -37,6 +37,12 @@ export async function insertScheduleWithinLimit(db: Db, schedule: Insertable<Sch
   });
 }
 
+/**
+ * The key a schedule's runs act as: the one the caller used to create, change or resume it (null signed in).
+ * Whoever sets what a schedule does or lets it run again vouches for it with their credential (run-as.ts).
+ */
+export const runsAsKey = (caller: Caller) => caller.apiKeyId ?? null;
+
 /** Changes the caller's live schedule; undefined when there is none. */
 export async function updateOwnedSchedule(db: Db, caller: Caller, id: string, changes: Updateable<SchedulesTable>): Promise<ScheduleRow | undefined> {
   return db.updateTable('schedules').set({ ...changes, updated_at: sql`now()` as never })

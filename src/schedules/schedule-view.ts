@@ -33,6 +33,7 @@ export function scheduleView(row: ScheduleRow): ScheduleViewBody {
     timeout_seconds: row.timeout_seconds,
     paused_at: isoOrNull(row.paused_at),
     pause_reason: row.pause_reason,
+    api_key_id: row.api_key_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     last_run_at: isoOrNull(row.last_run_at),

@@ -69,7 +69,7 @@ export const ScheduleSummary = Type.Object({
   ...Counters,
 });
 
-/** Spec 2.10, with who owns it and why it is paused. */
+/** Spec 2.10, with who owns it, what it runs as and why it is paused. */
 export const ScheduleView = Type.Object({
   ...ScheduleSummary.properties,
   user_id: Type.String(),
@@ -80,6 +80,10 @@ export const ScheduleView = Type.Object({
   timeout_seconds: Type.Integer(),
   paused_at: Nullable(Type.String()),
   pause_reason: Nullable(Type.String()),
+  api_key_id: Nullable(Type.String({
+    description: 'the API key its runs act as (its scopes and rate limit): the one that created, last changed or resumed it; '
+      + 'null when that was done signed in, and the runs act as the user. Revoking the key pauses the schedule.',
+  })),
   created_at: Type.String(),
   updated_at: Type.String(),
   last_run_at: Nullable(Type.String({ description: 'when the latest run started' })),

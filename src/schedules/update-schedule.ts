@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { findOwnedSchedule, updateOwnedSchedule } from './queries.ts';
+import { findOwnedSchedule, runsAsKey, updateOwnedSchedule } from './queries.ts';
 import { checkScheduleFields } from './schedule-fields.ts';
 import { scheduleView } from './schedule-view.ts';
 import type { UpdateScheduleInput } from './schemas.ts';
@@ -27,7 +27,7 @@ export async function updateSchedule(deps: Deps, caller: Caller, id: string, inp
   const timesChanged = fields.cron_expression !== current.cron_expression || fields.timezone !== current.timezone;
   // A paused schedule has no next run, whatever happened since it was read.
   const nextRun = timesChanged ? { next_run_at: sql`case when status = 'ACTIVE' then ${cron.nextRun(new Date())}::timestamptz end` as never } : {};
-  const row = await updateOwnedSchedule(deps.db, caller, id, { ...fields, ...nextRun });
+  const row = await updateOwnedSchedule(deps.db, caller, id, { ...fields, ...nextRun, api_key_id: runsAsKey(caller) });
   if (!row) throw notFound('Schedule not found');
   return scheduleView(row);
 }

@@ -18,7 +18,7 @@ export const TaskContext = Type.Object({
   skill: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   template: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   template_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  template_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  template_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a semantic version, exactly as written in the template (e.g. 1.0.0)' })),
   disable_ai: Type.Optional(Type.Boolean()),
   history_window_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   use_case_preset: Type.Optional(Type.Enum(Object.keys(HISTORY_PRESETS))),

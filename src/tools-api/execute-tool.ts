@@ -21,7 +21,7 @@ type ExecuteToolResult = Static<typeof ExecuteToolResponse>;
 export async function executeTool(
   deps: Deps, caller: Caller, name: string, body: Static<typeof ExecuteToolBody>, signal: AbortSignal, traceContext?: Context,
 ): Promise<ExecuteToolResult> {
-  const tool = findDirectTool(deps, name);
+  const tool = findDirectTool(deps, caller, name);
   const input = body.arguments ?? {};
   const errors = deps.tools.inputErrors(tool.name, input);
   if (errors.length > 0) throw badRequest(describeArgumentErrors(errors));

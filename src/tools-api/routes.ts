@@ -13,12 +13,12 @@ export async function toolRoutes(app: App, deps: Deps) {
   app.get('/api/v1/tools', {
     config: { scope: 'tasks:read' },
     schema: { tags: ['tools'], summary: 'List the tools a client may call directly (the dangerous ones are left out)', querystring: ListToolsQuery, response: { 200: ListToolsResponse, ...errors } },
-  }, async (request) => ({ tools: listDirectTools(deps, request.query.category).map(toToolSummary) }));
+  }, async (request) => ({ tools: listDirectTools(deps, request.caller, request.query.category).map(toToolSummary) }));
 
   app.get('/api/v1/tools/:name', {
     config: { scope: 'tasks:read' },
     schema: { tags: ['tools'], summary: 'One tool: its description and the JSON schema of its arguments', params: ToolNameParams, response: { 200: ToolDetail, ...errors } },
-  }, async (request) => ({ ...toToolSummary(findDirectTool(deps, request.params.name)), version: deps.config.version }));
+  }, async (request) => ({ ...toToolSummary(findDirectTool(deps, request.caller, request.params.name)), version: deps.config.version }));
 
   app.post('/api/v1/tools/:name/execute', {
     config: { scope: 'tasks:write' },

@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { storableJson, storableText } from '../db/storable-text.ts';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 import { countToolCall } from './tool-metrics.ts';
 
@@ -27,11 +28,16 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     return validate ? [{ tool, validate }] : [];
   });
   const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
+  const findFor = (name: string, tenantId: string) => {
+    const entry = find(name);
+    return entry && isUsableBy(entry.tool, tenantId) ? entry : undefined;
+  };
   return {
     get: (name) => find(name)?.tool,
-    list: () => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool),
+    find: (name, tenantId) => findFor(name, tenantId)?.tool,
+    list: (tenantId) => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool).filter((tool) => isUsableBy(tool, tenantId)),
     invoke(name, input, context) {
-      const entry = find(name);
+      const entry = findFor(name, context.tenantId);
       return countToolCall(entry?.tool.name, async () => {
         if (!entry) return { error: `unknown tool: ${name}` };
         if (!entry.validate(input)) {
@@ -47,6 +53,8 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
   };
 }
 
+const isUsableBy = (tool: ToolDefinition, tenantId: string) => tool.tenants === undefined || tool.tenants.has(tenantId);
+
 function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null {
   try {
     return ajv.compile(tool.parameters as object);
@@ -58,11 +66,12 @@ function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
   try {
     const output = await untilAborted(tool.execute(input, context), context.signal);
-    // As stored and as replayed: an output JSON cannot carry (a BigInt, a cycle) is the tool's error.
-    return { output: JSON.parse(JSON.stringify(output ?? null)) };
+    // As stored and as replayed: an output JSON cannot carry (a BigInt, a cycle) is the tool's error, and text
+    // Postgres refuses (a fetched NUL) is replaced, so every tool's output can become an event and a step's record.
+    return { output: storableJson(output) };
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: storableText(error instanceof Error ? error.message : String(error)) };
   }
 }
 

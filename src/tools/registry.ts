@@ -30,18 +30,29 @@ export interface ToolDefinition {
   costPerUseUsd: number;
   /** Calls that can change the world outside the task (files, shells, code) may need a human's approval. */
   dangerous: boolean;
+  /** The tenants that may use it (an MCP server's, as configured); absent: every tenant, as for the built-in tools. */
+  tenants?: ReadonlySet<string>;
   execute(input: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 
 /** How one call went: the tool's output, or why there is none (an unknown tool, an invalid input, a failure). */
 export type ToolOutcome = { output: unknown; error?: undefined } | { error: string; output?: undefined };
 
+/**
+ * A tool a tenant may not use does not exist for that tenant: it is not listed, not found and not run, and every
+ * answer about it is the one for an unknown tool (no one learns what another tenant may use).
+ */
 export interface ToolRegistry {
+  /** The tool of that name, whoever may use it: for what is known about a tool, never for whether a caller may use it. */
   get(name: string): ToolDefinition | undefined;
-  list(): ToolDefinition[];
+  /** The tool of that name if the tenant may use it. */
+  find(name: string, tenantId: string): ToolDefinition | undefined;
+  /** The tools the tenant may use. */
+  list(tenantId: string): ToolDefinition[];
   /**
-   * Runs a call: the input is validated against the tool's parameters first. Every failure of the call
-   * itself comes back as `error` (for the model to read); only an abort of `context.signal` is thrown.
+   * Runs a call for `context.tenantId`: a tool the tenant may not use is an unknown tool, and the input is validated
+   * against the tool's parameters first. Every failure of the call itself comes back as `error` (for the model to
+   * read); only an abort of `context.signal` is thrown.
    */
   invoke(name: string, input: unknown, context: ToolContext): Promise<ToolOutcome>;
   /** The schema errors `invoke` would find in an input, without running the tool (none for an unknown tool). */

@@ -57,7 +57,7 @@ async function planTask(deps: Deps, task: TaskSnapshot, mode: string): Promise<{
     return approvalReason(deps, task, {
       complexityScore: plan.complexityScore,
       suggestedTools: plan.subtasks.flatMap((subtask) => subtask.suggestedTools),
-      offeredTools: availableToolNames(deps.tools, task.settings.role),
+      offeredTools: availableToolNames(deps.tools, task.tenantId, task.settings.role),
     }) ?? null;
   });
   return { plan, approvalReason: reason ?? undefined };
@@ -65,7 +65,7 @@ async function planTask(deps: Deps, task: TaskSnapshot, mode: string): Promise<{
 
 /** A client-chosen role skips decomposition: one subtask, run by an agent with the role's tools. */
 async function assignRole(deps: Deps, task: TaskSnapshot): Promise<TaskPlan> {
-  const tools = availableToolNames(deps.tools, task.settings.role);
+  const tools = availableToolNames(deps.tools, task.tenantId, task.settings.role);
   await runTaskStep(deps, 'assign-role', () => appendEvents(deps, task.id, 'workflow', [{
     type: 'ROLE_ASSIGNED', agentId: 'task-1', message: `Role ${task.settings.role} assigned`,
     payload: { role: task.settings.role, tools }, dedupeKey: 'role-assigned',

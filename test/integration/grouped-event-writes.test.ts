@@ -122,7 +122,8 @@ test('a batch of appends from 50 concurrent tasks with failing tasks among them 
   const { db, sql, taskIds } = await seededDatabase(t, 49);
   // No task row: its first append violates the events' foreign key, inside the SQL function.
   const missing = randomUUID();
-  // A NUL character, which jsonb refuses: this append fails the whole batch's parameter, before any SQL runs.
+  // A payload JSON cannot carry (a BigInt): this append fails the whole batch's parameter, before any SQL runs.
+  // (Text Postgres refuses, such as a NUL, no longer fails an append: it is replaced, db/storable-text.ts.)
   const refused = taskIds[10];
   // An append a trigger rejects, mid-stream of a task that carries on afterwards.
   const poisoned = taskIds[20];
@@ -145,7 +146,7 @@ test('a batch of appends from 50 concurrent tasks with failing tasks among them 
   await Promise.all(allTasks.map(async (taskId) => {
     for (let index = 0; index < APPENDS; index++) {
       const events = [0, 1, 2].map((position) => progress(`${index}.${position}`, `key-${index}-${position}`));
-      if (taskId === refused && index === 3) events[1] = progress('nul \u0000 byte');
+      if (taskId === refused && index === 3) events[1] = { ...progress('no JSON'), payload: { count: 1n } };
       if (taskId === poisoned && index === 6) events[2] = progress('poison');
       try {
         const stored = await committer.append(taskId, events);
@@ -161,7 +162,7 @@ test('a batch of appends from 50 concurrent tasks with failing tasks among them 
 
   assert.deepEqual([...failures.keys()].sort(), [missing, refused, poisoned].sort());
   assert.match(String(failures.get(missing)), /foreign key/);
-  assert.match(String(failures.get(refused)), /unsupported Unicode escape sequence/);
+  assert.match(String(failures.get(refused)), /BigInt/);
   assert.match(String(failures.get(poisoned)), /poisoned event/);
   const { rows } = await sql.query<{ task_id: string; messages: string[]; seqs: number[] }>(`
     select task_id, array_agg(message order by seq) as messages, array_agg(seq order by seq) as seqs

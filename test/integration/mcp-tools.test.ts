@@ -34,10 +34,12 @@ function writeConfig(httpPort: number): void {
     `    env: { MCP_TEST_PID_FILE: ${JSON.stringify(pidFile)} }`,
     '    timeout_ms: 20000',
     '    dangerous: false',
+    "    tenants: ['*']",
     '  - name: remote',
     '    transport: http',
     `    url: http://127.0.0.1:${httpPort}/mcp`,
     '    dangerous: false',
+    "    tenants: ['*']",
   ].join('\n'));
 }
 

@@ -34,7 +34,7 @@ describe('schedule routes', () => {
       id: created.body.schedule_id, schedule_id: created.body.schedule_id, user_id: '00000000-0000-0000-0000-000000000002',
       name: 'Morning report', description: 'weekday mornings', cron_expression: '0 8 * * 1-5', timezone: 'Europe/Berlin',
       task_query: 'Research X and report', task_context: { role: 'research' }, max_budget_per_run_usd: 10, timeout_seconds: 600,
-      status: 'ACTIVE', paused_at: null, pause_reason: null, next_run_at: created.body.next_run_at, last_run_at: null,
+      status: 'ACTIVE', paused_at: null, pause_reason: null, api_key_id: null, next_run_at: created.body.next_run_at, last_run_at: null,
       total_runs: 0, successful_runs: 0, failed_runs: 0, created_at: undefined, updated_at: undefined,
     });
   });

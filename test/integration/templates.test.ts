@@ -101,6 +101,11 @@ describe('workflow templates (config/templates)', () => {
     ['a template that does not exist', { template: 'weekly-report' }, 'template weekly-report not found'],
     ['a version that does not exist', { template_name: 'fixed-report', template_version: '9.0.0' }, 'template fixed-report version 9.0.0 not found'],
     ['template_version without a template', { template_version: '1.0.0' }, 'template_version needs a template: name one with context.template'],
+    // Issue 25: read as numbers, these all matched 1.0.0.
+    ...['1e0', '0x1', '1.0', '1', ' 1.0.0', 'v1.0.0', '01.0.0', '1.0.0.0', '1.0.0+build'].map((version): [string, Record<string, unknown>, string] => [
+      `template_version ${JSON.stringify(version)}, not a semantic version`, { template_name: 'fixed-report', template_version: version },
+      `invalid context.template_version: ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.0.0)`,
+    ]),
     ['disable_ai without a template', { disable_ai: true }, 'disable_ai runs a template without a model: name one with context.template'],
     ['disable_ai with a template that calls a model', { template: 'research-brief', disable_ai: true },
       'disable_ai: template research-brief 1.0.0 calls a model (node brief); choose a template without model nodes'],

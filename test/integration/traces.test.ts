@@ -157,6 +157,15 @@ describe('traces of a task, exported over OTLP', () => {
     }
   });
 
+  it('a caller\'s unsampled traceparent does not turn recording off: the task\'s spans are in the caller\'s trace all the same', async () => {
+    const caller = callerTrace();
+    const taskId = await submit(gateway(), { query: 'Hello', mode: 'simple' }, { traceparent: `00-${caller.traceId}-${caller.parentId}-00` });
+    assert.equal((await waitForTask(gateway(), taskId)).status, 'TASK_STATUS_COMPLETED');
+    const spans = await spansOfTask(collector(), taskId);
+    assert.equal(only(spans, 'task submit').parentSpanId, caller.parentId);
+    assert.deepEqual(spans.filter((span) => span.traceId !== caller.traceId), []);
+  });
+
   it('the workflow\'s log lines carry the trace and span ids', async () => {
     const caller = callerTrace();
     // A plan the schema refuses: the decomposition step logs a warning and the task runs as one subtask.
@@ -169,6 +178,25 @@ describe('traces of a task, exported over OTLP', () => {
       .find((entry) => entry.msg === 'decomposition failed; running the query as one subtask' && entry.task_id === taskId));
     assert.equal(line.trace_id, caller.traceId);
     assert.equal(line.span_id, decompose.spanId);
+  });
+});
+
+describe('sampling is the gateway\'s decision', () => {
+  const env: Record<string, string> = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
+  const collector = useOtlpCollector(env);
+  const gateway = useGateway({ env });
+
+  it('at ratio 0 a caller\'s sampled traceparent exports nothing, through a task or the tools API, and its trace id is still the parent', async () => {
+    const caller = callerTrace();
+    const taskId = await submit(gateway(), CALCULATOR_TASK, { traceparent: caller.traceparent });
+    assert.equal((await waitForTask(gateway(), taskId)).status, 'TASK_STATUS_COMPLETED');
+    const tool = await gateway().request('POST', '/api/v1/tools/calculator/execute', { arguments: { expression: '6*7' } }, { traceparent: callerTrace().traceparent });
+    assert.equal(tool.status, 200, tool.text);
+    const { rows } = await gateway().sql.query('select options->\'trace_context\'->>\'traceparent\' as traceparent from tasks where id = $1', [taskId]);
+    assert.match(rows[0].traceparent, new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-00$`), 'the caller\'s trace, not sampled');
+    // Absence can only be watched for a while: ten times the batch delay an exporting gateway waits.
+    await sleep(1000);
+    assert.deepEqual(collector().spans().map((span) => span.name), []);
   });
 });
 

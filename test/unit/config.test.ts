@@ -52,6 +52,17 @@ test('traces are on only when an exporter or an OTLP endpoint is named, and the 
   assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled, true);
 });
 
+test('the trace sampler is the SDK\'s default unless named, and a bad one is refused only while traces are on', () => {
+  const on = { OTEL_TRACES_EXPORTER: 'otlp' };
+  assert.deepEqual(loadConfig(on).tracing.sampler, { name: 'parentbased_always_on', ratio: 1 });
+  assert.deepEqual(loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }).tracing.sampler,
+    { name: 'parentbased_traceidratio', ratio: 0 });
+  assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'jaeger_remote' }), /OTEL_TRACES_SAMPLER: must be one of always_on, .* \(it is jaeger_remote\)/);
+  assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }), /OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1/);
+  assert.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: 'half' }), /OTEL_TRACES_SAMPLER_ARG/);
+  assert.equal(loadConfig({ OTEL_TRACES_SAMPLER: 'jaeger_remote' }).tracing.enabled, false, 'another service\'s setting does not stop a gateway without traces');
+});
+
 test('skip-auth outside development and a missing JWT secret in production are refused', () => {
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'test', GATEWAY_SKIP_AUTH: '1' }), /GATEWAY_SKIP_AUTH/);
   assert.throws(() => loadConfig({ GATEWAY_ENV: 'production' }), /JWT_SECRET/);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { parse } from 'yaml';
+import { isUuid } from '../../uuid.ts';
 
 const ServerBase = {
   /** Prefix of the server's tools in the registry (`<name>__<tool>`). */
@@ -10,6 +11,11 @@ const ServerBase = {
   timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
   /** Its tools may change the world outside the task (the default): approval policies and the tools API treat them so. */
   dangerous: Type.Optional(Type.Boolean()),
+  /**
+   * The tenants (ids) whose callers and agents may use its tools, or `'*'` for every tenant. A server that names none
+   * is enabled for none: its calls run on the gateway's credentials, so each tenant is let in on purpose.
+   */
+  tenants: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 10_000 })),
 };
 
 const StdioServer = Type.Object({
@@ -42,5 +48,16 @@ export function loadMcpConfig(file: string): McpServerSpec[] {
   const names = data.servers.map((server) => server.name);
   const repeated = names.find((name, index) => names.indexOf(name) !== index);
   if (repeated) throw new Error(`invalid MCP config ${file}: server ${repeated} is named twice`);
+  for (const server of data.servers) {
+    // Ids, not slugs: a tenant cannot rename itself into a list, and an id names one tenant for good.
+    const wrong = server.tenants?.find((tenant) => tenant !== '*' && !isUuid(tenant));
+    if (wrong !== undefined) throw new Error(`invalid MCP config ${file}: server ${server.name}: tenants are tenant ids (UUIDs) or '*', not ${JSON.stringify(wrong)}`);
+  }
   return data.servers;
+}
+
+/** The tenants that may use a server's tools (ToolDefinition.tenants): undefined for every tenant. */
+export function enabledTenants(spec: McpServerSpec): ReadonlySet<string> | undefined {
+  const tenants = spec.tenants ?? [];
+  return tenants.includes('*') ? undefined : new Set(tenants.map((tenant) => tenant.toLowerCase()));
 }

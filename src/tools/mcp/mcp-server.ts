@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { ToolDefinition } from '../registry.ts';
-import type { McpServerSpec } from './mcp-config.ts';
+import { enabledTenants, type McpServerSpec } from './mcp-config.ts';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -31,6 +31,8 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
   let lastError = 'not connected yet';
   let closed = false;
   const reconnect = new AbortController();
+  const tenants = enabledTenants(spec);
+  if (tenants?.size === 0) log.warn('MCP server names no tenants: its tools are offered to none (list tenant ids, or \'*\' for all, under tenants)');
   const connection = () => ({ client, lastError });
 
   const connect = async () => {
@@ -49,7 +51,7 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
     if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString().slice(0, 2000) }, 'MCP server stderr'));
     await next.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     const listed = await next.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
-    tools = listed.tools.map((tool) => toRegistryTool(spec, tool, connection));
+    tools = listed.tools.map((tool) => toRegistryTool(spec, tool, connection, tenants));
     client = next;
     log.info({ tools: tools.map((tool) => tool.name) }, 'MCP server connected');
   };
@@ -81,7 +83,9 @@ function transportOf(spec: McpServerSpec): Transport {
 
 interface ListedTool { name: string; description?: string; inputSchema: Record<string, unknown> }
 
-function toRegistryTool(spec: McpServerSpec, tool: ListedTool, connection: () => { client?: Client; lastError: string }): ToolDefinition {
+function toRegistryTool(
+  spec: McpServerSpec, tool: ListedTool, connection: () => { client?: Client; lastError: string }, tenants: ReadonlySet<string> | undefined,
+): ToolDefinition {
   return {
     name: `${spec.name}__${tool.name}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_NAME_LENGTH),
     description: tool.description ?? `${tool.name} (MCP server ${spec.name})`,
@@ -89,6 +93,7 @@ function toRegistryTool(spec: McpServerSpec, tool: ListedTool, connection: () =>
     category: 'mcp',
     costPerUseUsd: 0,
     dangerous: spec.dangerous ?? true,
+    tenants,
     async execute(input, context) {
       const { client, lastError } = connection();
       if (!client) throw new Error(`MCP server ${spec.name} is unavailable: ${lastError}`);

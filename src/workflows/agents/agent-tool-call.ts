@@ -58,10 +58,13 @@ export interface CallRecord {
 
 export const callKeyOf = (use: ToolUse, index: number) => `${use.stepKey}:c${index}`;
 
-/** Why the call may not run at all (not allowed for the role, or no such tool), told to the model as its result. */
-export function refusalOf(deps: Deps, use: ToolUse, toolName: string): string | undefined {
+/**
+ * Why the call may not run at all (not allowed for the role, or no such tool for the task's tenant), told to the
+ * model as its result.
+ */
+export function refusalOf(deps: Deps, task: TaskSnapshot, use: ToolUse, toolName: string): string | undefined {
   if (!use.allowed.includes(toolName)) return `tool ${toolName} is not allowed for role ${use.role}`;
-  if (!deps.tools.get(toolName)) return `tool ${toolName} is not available`;
+  if (!deps.tools.find(toolName, task.tenantId)) return `tool ${toolName} is not available`;
   return undefined;
 }
 

@@ -61,7 +61,7 @@ type TurnEnd = AgentOutcome | { maxOutputTokens: number };
  * nothing, reports the budget exhausted as a single call does.
  */
 export async function runToolLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
-  const loop = startLoop(deps, call, tools, stepKey);
+  const loop = startLoop(deps, task, call, tools, stepKey);
   const opened = await reserveWithOpening(deps, task, call, stepKey, turnCallKey(task, stepKey, 0));
   if (!opened.granted) return { budgetExhausted: opened.exhausted };
   let maxOutputTokens = opened.maxOutputTokens;
@@ -88,8 +88,8 @@ async function settleAndRethrow(deps: Deps, task: TaskSnapshot, callKey: string,
   throw error;
 }
 
-function startLoop(deps: Deps, call: AgentCall, tools: AgentTools, stepKey: string): ToolLoop {
-  const offered = deps.tools.list()
+function startLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string): ToolLoop {
+  const offered = deps.tools.list(task.tenantId)
     .filter((tool) => tools.allowed.includes(tool.name))
     .map(({ name, description, parameters }) => ({ name, description, parameters }));
   return {
@@ -172,7 +172,7 @@ async function runRequestedCalls(
   const parts: ToolResultPart[] = [];
   for (const request of requested) {
     const key = callKeyOf(use, use.nextIndex++);
-    const refusal = refusalOf(deps, use, request.toolName);
+    const refusal = refusalOf(deps, task, use, request.toolName);
     if (!refusal) use.stopped ??= limitReached(use);
     let record: CallRecord;
     if (refusal) record = refuseCall(deps, use, request, key, refusal);

@@ -73,7 +73,7 @@ function subtaskCall(deps: Deps, task: TaskSnapshot, run: SubtaskRun): AgentCall
     messages: [{ role: 'user', content: [subtask.description, toolHint(subtask), inputsSection(run.inputs, plan)].filter(Boolean).join('\n\n') }],
     mockScript: run.attempt <= scriptedFailures ? { fail: true } : undefined,
     // Every planned agent may use its role's tools; the decomposition's suggestions are hints in its prompt.
-    tools: { allowed: allowedToolNames(deps.tools, task.settings.role), role: task.settings.role },
+    tools: { allowed: allowedToolNames(deps.tools, task.tenantId, task.settings.role), role: task.settings.role },
   };
 }
 

@@ -42,7 +42,7 @@ async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint,
   try {
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
       agentId: DECOMPOSE_AGENT_ID,
-      system: decompositionPrompt(availableToolNames(deps.tools, task.settings.role), hint),
+      system: decompositionPrompt(availableToolNames(deps.tools, task.tenantId, task.settings.role), hint),
       messages: [{ role: 'user', content: task.query }],
       maxOutputTokens: DECOMPOSITION_MAX_OUTPUT_TOKENS,
       responseSchema: DecompositionSchema as JSONSchema7,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { storableText } from '../../db/storable-text.ts';
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
@@ -102,7 +103,7 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
   const { answer } = outcome;
   await transaction.updateTable('tasks').set({
     status: 'COMPLETED',
-    result: answer.text,
+    result: storableText(answer.text),
     error: null,
     mode: outcome.mode,
     model_used: answer.model,
@@ -130,7 +131,9 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
  * Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. A scheduled run
  * that ran out of budget also pauses its schedule (spec 3.3), in the same commit: no further run starts.
  */
-export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', error: string, options: { overBudget?: boolean } = {}): Promise<void> {
+export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', reason: string, options: { overBudget?: boolean } = {}): Promise<void> {
+  // The reason may quote anything that failed (a provider's answer, a tool's message): it is stored as text.
+  const error = storableText(reason);
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
     await transaction.updateTable('tasks').set({ status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never })

@@ -19,7 +19,7 @@ test('a valid call runs the tool and returns its output', async () => {
   const registry = createToolRegistry([echoTool()]);
   assert.deepEqual(await registry.invoke('echo', { text: 'hi' }, context()), { output: { echoed: 'hi' } });
   assert.equal(registry.get('echo')?.name, 'echo');
-  assert.deepEqual(registry.list().map((tool) => tool.name), ['echo']);
+  assert.deepEqual(registry.list(context().tenantId).map((tool) => tool.name), ['echo']);
 });
 
 test('an input that breaks the schema is an error naming the problem, and the tool does not run', async () => {
@@ -64,4 +64,20 @@ test('a tool without output answers null; a name registered twice or a schema th
   assert.deepEqual(await registry.invoke('echo', { text: 'hi' }, context()), { output: null });
   assert.throws(() => createToolRegistry([echoTool(), echoTool()]), /tool echo is registered twice/);
   assert.throws(() => createToolRegistry([echoTool({ parameters: { type: 'object', properties: { text: { type: 'nonsense' as never } } } })]));
+});
+
+test('a tool enabled for some tenants does not exist for the others: not listed, not found, run as an unknown tool', async () => {
+  let runs = 0;
+  const enabled = '11111111-1111-4111-8111-111111111111';
+  const registry = createToolRegistry([echoTool()], () => [echoTool({ name: 'srv__echo', tenants: new Set([enabled]), execute: async () => ++runs })]);
+  const other = context();
+  assert.notEqual(other.tenantId, enabled);
+  assert.deepEqual(registry.list(other.tenantId).map((tool) => tool.name), ['echo']);
+  assert.deepEqual(registry.list(enabled).map((tool) => tool.name), ['echo', 'srv__echo']);
+  assert.equal(registry.find('srv__echo', other.tenantId), undefined);
+  assert.equal(registry.find('srv__echo', enabled)?.name, 'srv__echo');
+  assert.deepEqual(await registry.invoke('srv__echo', { text: 'hi' }, other), { error: 'unknown tool: srv__echo' });
+  assert.deepEqual(await registry.invoke('srv__nothing', { text: 'hi' }, other), { error: 'unknown tool: srv__nothing' });
+  assert.equal(runs, 0);
+  assert.deepEqual(await registry.invoke('srv__echo', { text: 'hi' }, { ...other, tenantId: enabled }), { output: 1 });
 });

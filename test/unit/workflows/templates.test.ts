@@ -6,7 +6,8 @@ import { after, describe, test } from 'node:test';
 import { createBuiltInToolRegistry } from '../../../src/tools/built-ins.ts';
 import { fillArguments, fillPlaceholders } from '../../../src/workflows/modes/template/placeholders.ts';
 import { modelNodeIds, parseTemplateFile, requiresModel } from '../../../src/workflows/modes/template/template-file.ts';
-import { compareVersions, loadTemplateRegistry } from '../../../src/workflows/modes/template/template-registry.ts';
+import { loadTemplateRegistry } from '../../../src/workflows/modes/template/template-registry.ts';
+import { compareVersions, isTemplateVersion } from '../../../src/workflows/modes/template/template-version.ts';
 
 const tools = createBuiltInToolRegistry();
 const directories: string[] = [];
@@ -63,7 +64,7 @@ describe('template files', () => {
     assert.ok(problems.some((problem) => /\/nodes\/0.*kind/.test(problem)), problems.join('\n'));
   });
 
-  test('a name that is not a slug, a version that is not numeric and an unknown field are refused', () => {
+  test('a name that is not a slug, a version that is not a semantic version and an unknown field are refused', () => {
     const problems = problemsOf('name: Not A Slug\nversion: "1.x"\ndescription: d\ncolour: red\nnodes:\n  - id: a\n    kind: text\n    text: hi');
     assert.ok(problems.some((problem) => problem.startsWith('/name')), problems.join('\n'));
     assert.ok(problems.some((problem) => problem.startsWith('/version')), problems.join('\n'));
@@ -112,11 +113,20 @@ describe('template files', () => {
 });
 
 describe('template registry', () => {
-  test('versions compare numerically part by part', () => {
+  test('versions are semantic versions, compared as such', () => {
     assert.ok(compareVersions('1.10.0', '1.9.2') > 0);
     assert.ok(compareVersions('1.0.0', '1.0.1') < 0);
-    assert.equal(compareVersions('2', '2.0.0'), 0);
-    assert.ok(compareVersions('10', '9.99') > 0);
+    assert.ok(compareVersions('2.0.0-rc.1', '2.0.0') < 0, 'a pre-release comes before its release');
+    assert.ok(compareVersions('2.0.0-rc.1', '1.9.9') > 0);
+    for (const version of ['1.0.0', '0.1.0', '10.20.30', '1.0.0-alpha.1']) assert.ok(isTemplateVersion(version), version);
+    for (const version of ['1e0', '0x1', '1', '1.0', '1.0.0.0', 'v1.0.0', ' 1.0.0', '=1.0.0', '01.0.0', '1.0.0+build', '']) assert.ok(!isTemplateVersion(version), version);
+  });
+
+  test('a template file whose version is not a semantic version is refused, naming the field', () => {
+    for (const version of ['1.0', '1.0.0.0', 'v1.0.0']) {
+      assert.deepEqual(problemsOf(template({ version, nodes: textNode('a', 'A') })),
+        [`/version: ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.0.0)`]);
+    }
   });
 
   test('finds the latest version by default and a named version when asked, in nested folders too', () => {
@@ -128,10 +138,21 @@ describe('template registry', () => {
     }), tools);
     assert.equal(registry.find('report')?.version, '1.10.0');
     assert.equal(registry.find('report', '1.9.0')?.version, '1.9.0');
-    assert.equal(registry.find('report', '1.9')?.version, '1.9.0', 'a missing part counts as 0');
+    assert.equal(registry.find('report', '1.9'), undefined, 'not a version: no part is assumed');
     assert.equal(registry.find('report', '2.0.0'), undefined);
     assert.equal(registry.find('nobody'), undefined);
     assert.deepEqual(registry.list().map((item) => `${item.name}@${item.version}`), ['other@1.0.0', 'report@1.9.0', 'report@1.10.0']);
+  });
+
+  test('the latest version by default is the latest release: a pre-release is run only when asked for', () => {
+    const registry = loadTemplateRegistry(templatesDirectory({
+      'a.yaml': template({ name: 'report', version: '1.0.0', nodes: textNode('a', 'released') }),
+      'b.yaml': template({ name: 'report', version: '2.0.0-rc.1', nodes: textNode('a', 'candidate') }),
+      'c.yaml': template({ name: 'draft', version: '0.1.0-alpha', nodes: textNode('a', 'only a pre-release') }),
+    }), tools);
+    assert.equal(registry.find('report')?.version, '1.0.0');
+    assert.equal(registry.find('report', '2.0.0-rc.1')?.version, '2.0.0-rc.1');
+    assert.equal(registry.find('draft')?.version, '0.1.0-alpha', 'with no release, the latest pre-release');
   });
 
   test('an invalid file stops loading with a message naming the file and every problem', () => {
@@ -149,8 +170,8 @@ describe('template registry', () => {
   });
 
   test('the same name and version in two files is refused, naming both', () => {
-    const directory = templatesDirectory({ 'a.yaml': template({ nodes: textNode('a', 'A') }), 'b.yaml': template({ version: '1.0', nodes: textNode('a', 'B') }) });
-    assert.throws(() => loadTemplateRegistry(directory, tools), /template sample 1\.0(\.0)? is defined twice: in .*a\.yaml and .*b\.yaml/);
+    const directory = templatesDirectory({ 'a.yaml': template({ nodes: textNode('a', 'A') }), 'b.yaml': template({ version: '1.0.0', nodes: textNode('a', 'B') }) });
+    assert.throws(() => loadTemplateRegistry(directory, tools), /template sample 1\.0\.0 is defined twice: in .*a\.yaml and .*b\.yaml/);
   });
 
   test('a templates directory that does not exist stops loading, naming the setting', () => {

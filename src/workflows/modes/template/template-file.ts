@@ -3,6 +3,7 @@ import { Value } from 'typebox/value';
 import { parse } from 'yaml';
 import type { ToolRegistry } from '../../../tools/registry.ts';
 import { templateProblems } from './template-checks.ts';
+import { isTemplateVersion, versionProblem } from './template-version.ts';
 
 /** The most nodes one template may have: a fixed DAG a person wrote, not a generated one. */
 export const MAX_TEMPLATE_NODES = 50;
@@ -20,8 +21,8 @@ const NodeSchema = Type.Object({
 
 const TemplateFileSchema = Type.Object({
   name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,199}$' }),
-  /** Compared numerically part by part: 1.10.0 is newer than 1.9.2. */
-  version: Type.String({ pattern: '^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$' }),
+  /** A semantic version, checked and compared with semver (template-version.ts): 1.10.0 is newer than 1.9.2. */
+  version: Type.String({ maxLength: 64 }),
   description: Type.String(),
   nodes: Type.Array(NodeSchema, { minItems: 1, maxItems: MAX_TEMPLATE_NODES }),
   /** The node whose result is the task's answer; the last node when absent. */
@@ -84,6 +85,8 @@ function schemaProblemsOf(data: unknown): string[] {
   const problems = Value.Errors(TemplateFileSchema, data)
     .filter((problem) => problem.keyword !== 'additionalProperties')
     .map((problem) => `${problem.instancePath || '/'}: ${problem.keyword === 'boolean' ? 'unknown field' : problem.message}${hintFor(problem.instancePath, data)}`);
+  const version = (data as { version?: unknown } | null)?.version;
+  if (typeof version === 'string' && !isTemplateVersion(version)) problems.push(`/version: ${versionProblem(version)}`);
   return [...new Set(problems)];
 }
 

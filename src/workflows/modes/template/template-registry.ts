@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseTemplateFile, type KnownTools, type WorkflowTemplate } from './template-file.ts';
+import { compareVersions, latestOf } from './template-version.ts';
 
 /** The workflow templates of this deployment, read once at start-up. */
 export interface TemplateRegistry {
-  /** The template of that name at that version, or at its latest version when none is given. */
+  /** The template of that name at that version, or at its latest release when none is given (template-version.ts). */
   find(name: string, version?: string): WorkflowTemplate | undefined;
   /** Every template, by name, oldest version first. */
   list(): WorkflowTemplate[];
@@ -44,22 +45,11 @@ export function createTemplateRegistry(templates: WorkflowTemplate[]): TemplateR
   return {
     find(name, version) {
       const releases = sorted.filter((template) => template.name === name);
-      if (version === undefined) return releases.at(-1);
-      return releases.find((template) => compareVersions(template.version, version) === 0);
+      if (version === undefined) return latestOf(releases);
+      return releases.find((template) => template.version === version);
     },
     list: () => [...sorted],
   };
 }
 
-const sameRelease = (a: WorkflowTemplate, b: WorkflowTemplate) => a.name === b.name && compareVersions(a.version, b.version) === 0;
-
-/** Negative when `a` is older, numerically part by part; a missing part counts as 0 (1.2 = 1.2.0). */
-export function compareVersions(a: string, b: string): number {
-  const left = a.split('.').map(Number);
-  const right = b.split('.').map(Number);
-  for (let index = 0; index < Math.max(left.length, right.length); index++) {
-    const difference = (left[index] ?? 0) - (right[index] ?? 0);
-    if (difference !== 0) return Math.sign(difference);
-  }
-  return 0;
-}
+const sameRelease = (a: WorkflowTemplate, b: WorkflowTemplate) => a.name === b.name && a.version === b.version;
