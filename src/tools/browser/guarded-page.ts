@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { parseAllowList } from '../network/allow-list.ts';
 import { checkDestination } from '../network/check-destination.ts';
 import { hostResolverOf } from '../network/resolve-host.ts';
+import { untilAborted } from '../network/until-aborted.ts';
 import type { ToolContext } from '../registry.ts';
 import { routeThroughGuard } from './route-through-guard.ts';
 import { sharedBrowser } from './shared-browser.ts';
@@ -22,17 +23,22 @@ const CONCURRENT_REQUESTS = 6;
  */
 export async function withGuardedPage<T>(url: string, context: ToolContext, work: (page: Page) => Promise<T>): Promise<T> {
   const { network } = context.config;
-  // The guard's own refusal (a loopback address, a file: URL…) before any browser is started.
-  await checkDestination(parseUrl(url), parseAllowList(network.allow), hostResolverOf(network.dnsServers));
   const { timeoutMs } = context.config.browser;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
-  signal.throwIfAborted();
+  const failures = new Map<string, string>();
+  const explained = (error: Error): Error => {
+    if (context.signal.aborted) return context.signal.reason;
+    if (timeout.aborted) return new Error(`the browser call timed out after ${timeoutMs} ms (BROWSER_TIMEOUT_MS)`);
+    return failureOr(error, failures);
+  };
+  // The guard's own refusal (a loopback address, a file: URL…) before any browser is started.
+  await untilAborted(checkDestination(parseUrl(url), parseAllowList(network.allow), hostResolverOf(network.dnsServers)), signal)
+    .catch((error: Error) => { throw explained(error); });
   const browserContext = await (await sharedBrowser(context.config.browser.chromiumPath))
     .newContext({ serviceWorkers: 'block', acceptDownloads: false, javaScriptEnabled: true });
   const closeOnAbort = () => { browserContext.close().catch(() => {}); };
   signal.addEventListener('abort', closeOnAbort, { once: true });
-  const failures = new Map<string, string>();
   const fetchSlot = pLimit(CONCURRENT_REQUESTS);
   try {
     browserContext.setDefaultTimeout(timeoutMs);
@@ -44,9 +50,7 @@ export async function withGuardedPage<T>(url: string, context: ToolContext, work
     if (page.url().startsWith('chrome-error:')) throw new Error([...failures.values()].at(-1) ?? 'the page failed to load');
     return result;
   } catch (error) {
-    if (context.signal.aborted) throw context.signal.reason;
-    if (timeout.aborted) throw new Error(`the browser call timed out after ${timeoutMs} ms (BROWSER_TIMEOUT_MS)`);
-    throw failureOr(error as Error, failures);
+    throw explained(error as Error);
   } finally {
     signal.removeEventListener('abort', closeOnAbort);
     await browserContext.close().catch(() => {});

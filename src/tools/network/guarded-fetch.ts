@@ -5,6 +5,7 @@ import { parseAllowList } from './allow-list.ts';
 import { checkDestination } from './check-destination.ts';
 import { readCapped } from './read-capped.ts';
 import { hostResolverOf, type ResolvedAddress } from './resolve-host.ts';
+import { untilAborted } from './until-aborted.ts';
 
 /** What every networked tool passes on from its context's config. */
 export type NetworkSettings = Readonly<Config['network']>;
@@ -125,19 +126,4 @@ function describeFailure(error: unknown): Error {
   const cause = error.cause as (Error & { code?: string }) | undefined;
   if (error.message === 'fetch failed' && cause) return new Error(`fetch failed: ${cause.code ?? cause.message}`);
   return error;
-}
-
-/** DNS lookups take no signal: the wait for one ends when the signal fires. */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
