@@ -32,12 +32,13 @@ describe('a name whose answer changes to loopback after the guard checked it', {
   const allowed = http.createServer((request, response) => {
     allowedRequests.push(`${request.headers.host}${request.url}`);
     const html = (body: string) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-    switch (request.url) {
+    switch (request.url?.replace(/\?.*$/, '')) {
       case '/robots.txt': return void response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
       case '/article': return void html('<title>Allowed article</title><article><h1>Allowed</h1><p>This page is served by the allowed address only, never by loopback.</p></article>');
       case '/site/': return void html('<title>Site</title><p>The start of the site.</p><a href="/site/a">A</a>');
       case '/site/a': return void html('<title>Site A</title><p>Page A of the site.</p>');
       case '/next': return void html('<title>Next page</title><p>Reached by a click.</p>');
+      case '/form': return void html(`<title>Form</title><form action="http://form.rebind.test:${port}/next"><input id="q" name="q"></form>`);
       case '/pixel.png': return void response.writeHead(200, { 'content-type': 'image/png' }).end();
       case '/browse': return void html(`<title>Browse</title><p>A page with subresources.</p>
 <img src="http://localhost:${port}/pixel.png"><img src="http://pixels.rebind.test:${port}/pixel.png?one"><img src="http://pixels.rebind.test:${port}/pixel.png?two">
@@ -126,6 +127,16 @@ describe('a name whose answer changes to loopback after the guard checked it', {
     assert.equal(clicked.error, null);
     assert.deepEqual([clicked.output.final_url, clicked.output.title], [`http://click.rebind.test:${port}/next`, 'Next page']);
     assert.ok(allowedRequests.includes(`click.rebind.test:${port}/next`));
+    assert.deepEqual(loopbackRequests, []);
+  });
+
+  it('browser_extract and browser_type read their pages, and a form\'s target, from checked answers', { skip: chromiumMissing || undefined }, async () => {
+    const extracted = await execute('browser_extract', { url: `http://localhost:${port}/article`, selector: 'article' });
+    assert.equal(extracted.error, null);
+    assert.match(extracted.output.text, /served by the allowed address only/);
+    const typed = await execute('browser_type', { url: `http://localhost:${port}/form`, selector: '#q', text: 'deltas', submit: true });
+    assert.equal(typed.error, null);
+    assert.deepEqual([typed.output.final_url, typed.output.title], [`http://form.rebind.test:${port}/next?q=deltas`, 'Next page']);
     assert.deepEqual(loopbackRequests, []);
   });
 
