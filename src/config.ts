@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns/promises';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -73,6 +74,7 @@ const EnvSchema = Type.Object({
   TOOLS_NETWORK_ALLOW: Type.String({ default: '' }),
   TOOLS_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
   TOOLS_FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 5_242_880 }),
+  TOOLS_DNS_SERVERS: Type.String({ default: '' }),
   CHROMIUM_PATH: Type.Optional(Type.String({ minLength: 1 })),
   BROWSER_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 20_000 }),
   WEB_SEARCH_PROVIDER: Type.Enum(['fixture', 'tavily', 'brave', 'searxng', 'exa'], { default: 'fixture' }),
@@ -118,6 +120,8 @@ export interface MetricsSettings {
 export interface WebSearchSettings {
   provider: WebSearchProviderName;
   timeoutMs: number;
+  /** A vendor's answer longer than this is refused (TOOLS_FETCH_MAX_BYTES, the largest body any tool reads). */
+  maxAnswerBytes: number;
   /** The offline corpus the `fixture` provider searches. */
   corpusDir: string;
   tavily: { apiKey: string | undefined; baseUrl: string };
@@ -220,6 +224,8 @@ export interface Config {
     fetchTimeoutMs: number;
     /** A response body is cut after this many bytes. */
     fetchMaxBytes: number;
+    /** The DNS servers (`ip`, `ip:port`, `[ipv6]:port`) tools resolve names with; empty: the system's resolver. */
+    dnsServers: string[];
   };
   /** The browser_* tools: a system Chromium (CHROMIUM_PATH, else found on PATH); one call gives up after timeoutMs. */
   browser: { chromiumPath: string | undefined; timeoutMs: number };
@@ -296,6 +302,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     .split(',').map((origin) => origin.trim()).filter(Boolean);
   checkSecurity(environment, skipAuth, values.JWT_SECRET, corsAllowedOrigins);
   checkMetricsPort(values.PORT, values.METRICS_PORT);
+  const dnsServers = values.TOOLS_DNS_SERVERS.split(',').map((server) => server.trim()).filter(Boolean);
+  checkDnsServers(dnsServers);
   const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
   return Object.freeze({
     environment,
@@ -364,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       allow: values.TOOLS_NETWORK_ALLOW.split(',').map((entry) => entry.trim()).filter(Boolean),
       fetchTimeoutMs: values.TOOLS_FETCH_TIMEOUT_MS,
       fetchMaxBytes: values.TOOLS_FETCH_MAX_BYTES,
+      dnsServers,
     }),
     browser: Object.freeze({ chromiumPath: values.CHROMIUM_PATH, timeoutMs: values.BROWSER_TIMEOUT_MS }),
     budgets: Object.freeze({
@@ -422,10 +431,22 @@ function checkMetricsPort(port: number, metricsPort: number | undefined): void {
   }
 }
 
+/** The list is checked by the resolver that will use it, so what passes here is what it accepts. */
+function checkDnsServers(dnsServers: string[]): void {
+  try {
+    new Resolver().setServers(dnsServers);
+  } catch (error) {
+    throw new ConfigError([
+      `TOOLS_DNS_SERVERS: ${(error as Error).message} (give IP addresses, each with an optional port: 10.0.0.53, 10.0.0.53:5353, [fd00::53]:5353)`,
+    ]);
+  }
+}
+
 function webSearchSettings(values: Static<typeof EnvSchema>): Readonly<WebSearchSettings> {
   return Object.freeze({
     provider: values.WEB_SEARCH_PROVIDER as WebSearchProviderName,
     timeoutMs: values.WEB_SEARCH_TIMEOUT_SECONDS * 1000,
+    maxAnswerBytes: values.TOOLS_FETCH_MAX_BYTES,
     corpusDir: path.resolve(values.SEARCH_CORPUS_DIR),
     tavily: Object.freeze({ apiKey: values.TAVILY_API_KEY, baseUrl: values.TAVILY_BASE_URL }),
     brave: Object.freeze({ apiKey: values.BRAVE_API_KEY, baseUrl: values.BRAVE_BASE_URL }),

@@ -88,7 +88,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   // Off, the OpenTelemetry SDK is not even loaded: spans are the API's no-ops.
   const tracing = config.tracing.enabled ? (await import('./observability/start-tracing.ts')).startTracing(logger, config.version, config.tracing.sampler) : undefined;
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
-  const mcp = startMcpServers(config.mcpConfigPath, logger);
+  const mcp = startMcpServers(config.mcpConfigPath, logger, config.network.fetchMaxBytes);
   const tools = createBuiltInToolRegistry(mcp.tools, config);
   logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);

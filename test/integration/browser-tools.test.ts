@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { findChromium } from '../../src/tools/browser/find-chromium.ts';
 import { useGateway, waitForTask } from '../helpers/gateway.ts';
 
@@ -27,6 +28,19 @@ describe('the browser tools in a browser_use task', { skip: chromiumMissing || u
     const html = (body: string) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
     if (request.url === '/redirect-loopback') return void response.writeHead(302, { location: `http://127.0.0.1:${forbiddenPort}/` }).end();
     if (request.url === '/next') return void html('<title>Second page</title><p>You followed the link.</p>');
+    if (request.url === '/gzipped') {
+      return void response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync('<title>Compressed</title><p>Sent gzipped.</p>'));
+    }
+    if (request.url === '/form') {
+      response.setHeader('set-cookie', ['first=1; Path=/', 'second=2; Path=/']);
+      return void html('<title>Form</title><form method="post" action="/posted"><input name="q" id="q"></form>');
+    }
+    if (request.method === 'POST' && request.url === '/posted') {
+      let body = '';
+      request.on('data', (chunk) => { body += chunk; });
+      request.on('end', () => html(`<title>Posted</title><p>${request.headers['content-type']}|${body}|${request.headers.cookie}</p>`));
+      return;
+    }
     html(`<!doctype html><title>River guide</title><nav><a href="/shop">Shop</a></nav>
 <article id="story"><h1>Deltas</h1><p>A river delta is a landform.</p><a id="more" href="/next">Read more</a></article>
 <img src="http://127.0.0.1:${forbiddenPort}/tracker.png">`);
@@ -83,6 +97,16 @@ describe('the browser tools in a browser_use task', { skip: chromiumMissing || u
     assert.match(calls[1].error!, REFUSAL);
     assert.match(calls[1].error!, new RegExp(`; reached by a redirect to http://127\\.0\\.0\\.1:${forbiddenPort}/$`));
     assert.equal(loopbackConnections, 0);
+  });
+
+  it('a compressed page is decoded once, and a form is posted with its body and the cookies the page set', async () => {
+    const calls = await runBrowserTask('browse-forms', [
+      { tool: 'browser_navigate', args: { url: `${standInUrl}/gzipped` } },
+      { tool: 'browser_type', args: { url: `${standInUrl}/form`, selector: '#q', text: 'river deltas', submit: true } },
+    ]);
+    assert.deepEqual(calls.map((call) => call.error), [null, null]);
+    assert.deepEqual([calls[0].output.title, calls[0].output.text], ['Compressed', 'Sent gzipped.']);
+    assert.deepEqual([calls[1].output.title, calls[1].output.text], ['Posted', 'application/x-www-form-urlencoded|q=river+deltas|first=1; second=2']);
   });
 
   it('a screenshot is stored as a PNG in the session workspace and downloadable through the files API', async () => {

@@ -70,11 +70,11 @@ describe('MCP servers enabled per tenant', () => {
       { name: 'unlisted', url: unlisted.url },
     ]);
     await gateway().restart();
-    await waitFor('the MCP servers to offer their tools', async () => ((await toolNames(alice)).length >= 6 ? true : undefined), 30_000);
+    await waitFor('the MCP servers to offer their tools', async () => ((await toolNames(alice)).length >= 8 ? true : undefined), 30_000);
   });
 
   it('the tools list shows each tenant the servers enabled for it; a server that names no tenant is enabled for none', async () => {
-    const tools = ['echo', 'unstorable', 'wait'];
+    const tools = ['echo', 'repeat', 'unstorable', 'wait'];
     assert.deepEqual(await toolNames(alice), [...tools.map((tool) => `private__${tool}`), ...tools.map((tool) => `shared__${tool}`)]);
     assert.deepEqual(await toolNames(bob), tools.map((tool) => `shared__${tool}`));
   });

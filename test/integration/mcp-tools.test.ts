@@ -16,15 +16,21 @@ const configFile = path.join(directory, 'mcp.yaml');
 mkdirSync(directory, { recursive: true });
 after(() => rmSync(directory, { recursive: true, force: true }));
 
-// The same tools over streamable HTTP, served from this process.
-const httpTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
-await createTestMcpServer().connect(httpTransport);
-const httpServer = http.createServer((request, response) => { void httpTransport.handleRequest(request, response); });
-await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-after(() => httpServer.close());
-writeConfig((httpServer.address() as AddressInfo).port);
+/** The same tools over streamable HTTP, served from this process; answers as event streams, or as JSON bodies. */
+async function serveOverHttp(enableJsonResponse: boolean): Promise<number> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse });
+  await createTestMcpServer().connect(transport);
+  const server = http.createServer((request, response) => { void transport.handleRequest(request, response); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => server.close());
+  return (server.address() as AddressInfo).port;
+}
+writeConfig(await serveOverHttp(false), await serveOverHttp(true));
 
-function writeConfig(httpPort: number): void {
+/** The gateway reads at most this much of one answer of an HTTP server (TOOLS_FETCH_MAX_BYTES). */
+const MAX_ANSWER_BYTES = 65_536;
+
+function writeConfig(httpPort: number, jsonPort: number): void {
   writeFileSync(configFile, [
     'servers:',
     '  - name: testsrv',
@@ -38,13 +44,19 @@ function writeConfig(httpPort: number): void {
     '  - name: remote',
     '    transport: http',
     `    url: http://127.0.0.1:${httpPort}/mcp`,
+    '    timeout_ms: 5000',
+    '    dangerous: false',
+    "    tenants: ['*']",
+    '  - name: remotejson',
+    '    transport: http',
+    `    url: http://127.0.0.1:${jsonPort}/mcp`,
     '    dangerous: false',
     "    tenants: ['*']",
   ].join('\n'));
 }
 
 describe('tools of an MCP server', () => {
-  const gateway = useGateway({ env: { DEFAULT_TASK_MODE: 'auto', MCP_CONFIG: configFile } });
+  const gateway = useGateway({ env: { DEFAULT_TASK_MODE: 'auto', MCP_CONFIG: configFile, TOOLS_FETCH_MAX_BYTES: String(MAX_ANSWER_BYTES) } });
   const runTool = async (tool: string, args: Record<string, unknown>) => {
     const submitted = await gateway().request('POST', '/api/v1/tasks', { query: `call ${tool}`, context: { role: 'generalist', mock_tool_calls: [{ tool, args }] } });
     assert.equal(submitted.status, 200, submitted.text);
@@ -61,6 +73,24 @@ describe('tools of an MCP server', () => {
       return observed?.output === 'echo: over http' ? observed : undefined;
     }, 30_000);
     assert.equal(observation.tool, 'remote__echo');
+  });
+
+  it('an answer of an HTTP server longer than TOOLS_FETCH_MAX_BYTES fails its call, and the server goes on answering', async () => {
+    const callUntilOffered = (tool: string, args: Record<string, unknown>) => waitFor(`${tool} to be offered`, async () => {
+      const taskId = await runTool(tool, args);
+      await waitForTask(gateway(), taskId, 20_000);
+      const observed = await observationOf(taskId);
+      return observed && !/unavailable|unknown tool|not available/i.test(observed.error ?? '') ? observed : undefined;
+    }, 30_000);
+    const overJson = await callUntilOffered('remotejson__repeat', { text: 'x', times: MAX_ANSWER_BYTES });
+    assert.equal(overJson.error, `MCP server remotejson answered more than ${MAX_ANSWER_BYTES} bytes (TOOLS_FETCH_MAX_BYTES)`);
+    // An event stream is cut at the limit; the SDK does not tie the cut to the call, which ends at its time limit.
+    const overStream = await callUntilOffered('remote__repeat', { text: 'x', times: MAX_ANSWER_BYTES });
+    assert.match(overStream.error, /timed out/i);
+    for (const server of ['remotejson', 'remote']) {
+      const echoed = await callUntilOffered(`${server}__echo`, { text: 'still there' });
+      assert.equal(echoed.output, 'echo: still there');
+    }
   });
 
   it('an agent calls a tool of a stdio server, and killing the server mid-call gives an error observation, not a hang', async () => {

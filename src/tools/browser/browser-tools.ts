@@ -2,7 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { workspaceOf } from '../files/workspace-scope.ts';
 import { writeWorkspaceFile } from '../files/workspace-store.ts';
 import type { ToolDefinition } from '../registry.ts';
-import { describePage, MAX_TEXT_LENGTH, withGuardedPage } from './guarded-page.ts';
+import { describePage, MAX_TEXT_LENGTH, MAX_URL_LENGTH, titleOf, withGuardedPage } from './guarded-page.ts';
 
 const MAX_LINKS = 100;
 
@@ -37,10 +37,13 @@ export const browserExtractTool = browserTool({
     const wanted = typeof input.selector === 'string' ? input.selector : 'main, article, [role=main], body';
     const element = page.locator(wanted).first();
     if (await element.count() === 0) throw new Error(`no element of ${page.url()} matches ${JSON.stringify(wanted)}`);
-    const text = (await element.innerText()).trim();
-    const links = await element.evaluate((root, max) => [...root.querySelectorAll('a[href]')].slice(0, max)
-      .map((link) => ({ text: (link as HTMLElement).innerText.trim(), url: (link as HTMLAnchorElement).href })), MAX_LINKS);
-    return { url: input.url, final_url: page.url(), title: await page.title(), text: text.slice(0, MAX_TEXT_LENGTH), truncated: text.length > MAX_TEXT_LENGTH, links };
+    // Cut inside the page: a script can make the text, titles and links as long as it likes.
+    const { text, links } = await element.evaluate((root, [maxLength, maxLinks, maxUrlLength]) => ({
+      text: (root as HTMLElement).innerText.trim().slice(0, maxLength + 1),
+      links: [...root.querySelectorAll('a[href]')].slice(0, maxLinks)
+        .map((link) => ({ text: (link as HTMLElement).innerText.trim().slice(0, maxLength), url: (link as HTMLAnchorElement).href.slice(0, maxUrlLength) })),
+    }), [MAX_TEXT_LENGTH, MAX_LINKS, MAX_URL_LENGTH]);
+    return { url: input.url, final_url: page.url(), title: await titleOf(page), text: text.slice(0, MAX_TEXT_LENGTH), truncated: text.length > MAX_TEXT_LENGTH, links };
   }),
 });
 

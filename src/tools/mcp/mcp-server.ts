@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { ToolDefinition } from '../registry.ts';
+import { cappedFetch } from './capped-fetch.ts';
 import { enabledTenants, type McpServerSpec } from './mcp-config.ts';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -24,7 +25,7 @@ export interface McpServer {
  * minute); meanwhile its calls fail at once with the reason. Every call has a time limit and follows the
  * task's cancel signal, so a server never hangs a task.
  */
-export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
+export function openMcpServer(spec: McpServerSpec, logger: Logger, maxAnswerBytes: number): McpServer {
   const log = logger.child({ mcp_server: spec.name });
   let client: Client | undefined;
   let tools: ToolDefinition[] = [];
@@ -46,7 +47,8 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
         void keepConnecting();
       }
     };
-    const transport = transportOf(spec);
+    next.onerror = (error) => log.warn({ err: error }, 'MCP server connection error');
+    const transport = transportOf(spec, maxAnswerBytes);
     // A stdio server's stderr is read (into the debug log): a pipe nobody drains would block the server once full.
     if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString().slice(0, 2000) }, 'MCP server stderr'));
     await next.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -75,8 +77,10 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger): McpServer {
   };
 }
 
-function transportOf(spec: McpServerSpec): Transport {
-  if (spec.transport === 'http') return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+function transportOf(spec: McpServerSpec, maxAnswerBytes: number): Transport {
+  if (spec.transport === 'http') {
+    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers }, fetch: cappedFetch(spec.name, maxAnswerBytes) });
+  }
   // The child gets only what it is given: no server secrets through the environment.
   return new StdioClientTransport({ command: spec.command, args: spec.args, env: { PATH: process.env.PATH ?? '', ...spec.env }, stderr: 'pipe' });
 }

@@ -9,9 +9,12 @@ export interface McpServers {
   close(): Promise<void>;
 }
 
-/** Starts connecting to the servers of the MCP config file; none of them holds up start-up. */
-export function startMcpServers(configFile: string, logger: Logger): McpServers {
-  const servers = loadMcpConfig(configFile).map((spec) => openMcpServer(spec, logger));
+/**
+ * Starts connecting to the servers of the MCP config file; none of them holds up start-up. An HTTP server's
+ * answers are read up to `maxAnswerBytes` each (TOOLS_FETCH_MAX_BYTES).
+ */
+export function startMcpServers(configFile: string, logger: Logger, maxAnswerBytes: number): McpServers {
+  const servers = loadMcpConfig(configFile).map((spec) => openMcpServer(spec, logger, maxAnswerBytes));
   return {
     tools: () => servers.flatMap((server) => server.tools()),
     close: async () => { await Promise.all(servers.map((server) => server.close())); },

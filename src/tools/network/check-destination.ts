@@ -1,13 +1,6 @@
-import dns from 'node:dns/promises';
 import { isIpLiteral, nonPublicKindOf } from './address-kind.ts';
 import type { AllowList } from './allow-list.ts';
-
-export interface ResolvedAddress { address: string; family: number }
-
-/** Every address a host name resolves to; the system resolver unless a test injects its own. */
-export type ResolveHost = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export const resolveWithSystem: ResolveHost = (hostname) => dns.lookup(hostname, { all: true, order: 'verbatim' });
+import type { ResolvedAddress, ResolveHost } from './resolve-host.ts';
 
 const ALLOW_HINT = '(set TOOLS_NETWORK_ALLOW to allow it)';
 

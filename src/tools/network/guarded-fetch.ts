@@ -1,8 +1,11 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch, type Response } from 'undici';
+import { Agent, fetch } from 'undici';
 import type { Config } from '../../config.ts';
 import { parseAllowList } from './allow-list.ts';
-import { checkDestination, resolveWithSystem, type ResolvedAddress, type ResolveHost } from './check-destination.ts';
+import { checkDestination } from './check-destination.ts';
+import { readCapped } from './read-capped.ts';
+import { hostResolverOf, type ResolvedAddress } from './resolve-host.ts';
+import { untilAborted } from './until-aborted.ts';
 
 /** What every networked tool passes on from its context's config. */
 export type NetworkSettings = Readonly<Config['network']>;
@@ -14,9 +17,7 @@ export interface GuardedFetchOptions {
   /** GET unless said. */
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
-  /** Replaces the system resolver (tests). */
-  resolveHost?: ResolveHost;
+  body?: string | Uint8Array;
 }
 
 export interface GuardedResponse {
@@ -24,7 +25,7 @@ export interface GuardedResponse {
   finalUrl: string;
   status: number;
   headers: Headers;
-  body: Uint8Array;
+  body: Buffer;
   /** The body was longer than TOOLS_FETCH_MAX_BYTES and was cut there. */
   bodyTruncated: boolean;
 }
@@ -35,20 +36,23 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_HEADERS = new Set(['user-agent', 'accept', 'accept-language', 'content-type']);
 
 /**
- * A request that only reaches what the network guard allows: each hop's host is resolved and checked here, the
- * connection goes to the checked address (a second DNS answer cannot differ), and redirects are followed
- * here, at most MAX_REDIRECTS, each re-checked. The whole exchange, body included, is capped in time and size.
+ * A request that only reaches what the network guard allows: each hop's host is resolved (TOOLS_DNS_SERVERS,
+ * else the system) and checked here, the connection goes to the checked address (a second DNS answer cannot
+ * differ), and redirects are followed here, at most MAX_REDIRECTS, each re-checked. The whole exchange is capped
+ * in time, and the body is read only up to the size cap. Every tool that reaches a URL it was given (the web
+ * tools, robots.txt, each request of the browser's pages) goes through here.
  */
 export async function guardedFetch(url: string, options: GuardedFetchOptions): Promise<GuardedResponse> {
   const { network } = options;
   const allowList = parseAllowList(network.allow);
+  const resolveHost = hostResolverOf(network.dnsServers);
   const timeout = AbortSignal.timeout(network.fetchTimeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let current = parseHttpUrl(url);
   let request: HopRequest = { method: options.method ?? 'GET', headers: options.headers, body: options.body };
   try {
     for (let hop = 0; ; hop++) {
-      const checked = checkDestination(current, allowList, options.resolveHost ?? resolveWithSystem);
+      const checked = checkDestination(current, allowList, resolveHost);
       const addresses = await untilAborted(hop === 0 ? checked : checked.catch(explainRedirect(current)), signal);
       const answer = await fetchPinned(current, addresses, request, network.fetchMaxBytes, signal);
       if (!('redirectTo' in answer)) return answer;
@@ -101,7 +105,7 @@ async function fetchPinned(
       await response.body?.cancel();
       return { redirectTo: new URL(location, url), status: response.status };
     }
-    const { bytes, truncated } = await readCapped(response, maxBytes);
+    const { bytes, truncated } = await readCapped(response.body, maxBytes);
     return { finalUrl: url.toString(), status: response.status, headers: new Headers([...response.headers]), body: bytes, bodyTruncated: truncated };
   } finally {
     agent.destroy().catch(() => {});
@@ -116,41 +120,10 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   };
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of response.body ?? []) {
-    const room = maxBytes - size;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    size += Math.min(chunk.length, room);
-    if (chunk.length > room) {
-      truncated = true;
-      break;
-    }
-  }
-  return { bytes: Buffer.concat(chunks), truncated };
-}
-
 /** undici says "fetch failed" and keeps the reason (ECONNREFUSED, a TLS error…) in its cause. */
 function describeFailure(error: unknown): Error {
   if (!(error instanceof Error)) return new Error(String(error));
   const cause = error.cause as (Error & { code?: string }) | undefined;
   if (error.message === 'fetch failed' && cause) return new Error(`fetch failed: ${cause.code ?? cause.message}`);
   return error;
-}
-
-/** DNS lookups take no signal: the wait for one ends when the signal fires. */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }

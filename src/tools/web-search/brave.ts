@@ -37,7 +37,8 @@ export function createBraveProvider(options: VendorClientOptions): SearchProvide
       url.searchParams.set('count', String(cappedCount(maxResults)));
       url.searchParams.set('text_decorations', 'false');
       const answer = await requestProviderJson({
-        provider: 'brave', url, signal, timeoutMs: options.timeoutMs, credentialName: 'BRAVE_API_KEY', isAuthFailure: isRefusedToken,
+        provider: 'brave', url, signal, timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes,
+        credentialName: 'BRAVE_API_KEY', isAuthFailure: isRefusedToken,
         init: { method: 'GET', headers: { accept: 'application/json', 'x-subscription-token': options.apiKey } },
       });
       return (checkAnswer('brave', BraveAnswer, answer).web?.results ?? []).map((result) => ({

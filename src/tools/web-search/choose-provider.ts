@@ -15,6 +15,8 @@ interface ProviderEntry {
   create(settings: WebSearchSettings): SearchProvider;
 }
 
+const limitsOf = ({ timeoutMs, maxAnswerBytes }: WebSearchSettings) => ({ timeoutMs, maxAnswerBytes });
+
 const PROVIDERS: Record<WebSearchProviderName, ProviderEntry> = {
   fixture: {
     costPerCallUsd: 0,
@@ -24,22 +26,22 @@ const PROVIDERS: Record<WebSearchProviderName, ProviderEntry> = {
   tavily: {
     costPerCallUsd: TAVILY_COST_PER_CALL_USD,
     missingSetting: (settings) => (settings.tavily.apiKey ? undefined : 'TAVILY_API_KEY'),
-    create: (settings) => createTavilyProvider({ ...settings.tavily, apiKey: settings.tavily.apiKey!, timeoutMs: settings.timeoutMs }),
+    create: (settings) => createTavilyProvider({ ...settings.tavily, apiKey: settings.tavily.apiKey!, ...limitsOf(settings) }),
   },
   brave: {
     costPerCallUsd: BRAVE_COST_PER_CALL_USD,
     missingSetting: (settings) => (settings.brave.apiKey ? undefined : 'BRAVE_API_KEY'),
-    create: (settings) => createBraveProvider({ ...settings.brave, apiKey: settings.brave.apiKey!, timeoutMs: settings.timeoutMs }),
+    create: (settings) => createBraveProvider({ ...settings.brave, apiKey: settings.brave.apiKey!, ...limitsOf(settings) }),
   },
   searxng: {
     costPerCallUsd: SEARXNG_COST_PER_CALL_USD,
     missingSetting: (settings) => (settings.searxng.baseUrl ? undefined : 'SEARXNG_BASE_URL'),
-    create: (settings) => createSearxngProvider({ baseUrl: settings.searxng.baseUrl!, timeoutMs: settings.timeoutMs }),
+    create: (settings) => createSearxngProvider({ baseUrl: settings.searxng.baseUrl!, ...limitsOf(settings) }),
   },
   exa: {
     costPerCallUsd: EXA_COST_PER_CALL_USD,
     missingSetting: (settings) => (settings.exa.apiKey ? undefined : 'EXA_API_KEY'),
-    create: (settings) => createExaProvider({ ...settings.exa, apiKey: settings.exa.apiKey!, timeoutMs: settings.timeoutMs }),
+    create: (settings) => createExaProvider({ ...settings.exa, apiKey: settings.exa.apiKey!, ...limitsOf(settings) }),
   },
 };
 

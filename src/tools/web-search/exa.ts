@@ -34,7 +34,8 @@ export function createExaProvider(options: VendorClientOptions): SearchProvider 
         ...(siteFilter ? { includeDomains: [siteFilter] } : {}),
       };
       const answer = await requestProviderJson({
-        provider: 'exa', url: endpointOf(options.baseUrl, '/search'), signal, timeoutMs: options.timeoutMs, credentialName: 'EXA_API_KEY',
+        provider: 'exa', url: endpointOf(options.baseUrl, '/search'), signal, timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes,
+        credentialName: 'EXA_API_KEY',
         init: { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey }, body: JSON.stringify(body) },
       });
       return checkAnswer('exa', ExaAnswer, answer).results.map((result) => ({

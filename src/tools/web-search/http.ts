@@ -1,4 +1,5 @@
 import type { WebSearchProviderName } from '../../config.ts';
+import { readCapped, type CappedBody } from '../network/read-capped.ts';
 import { SearchFailure } from './provider.ts';
 
 /**
@@ -13,6 +14,7 @@ export interface ProviderRequest {
   init: RequestInit;
   signal: AbortSignal;
   timeoutMs: number;
+  maxAnswerBytes: number;
   /** Named in an auth failure, so the operator knows which setting to fix. */
   credentialName: string;
   /** A vendor that refuses a credential with a status other than 401/403 (Brave: 422 SUBSCRIPTION_TOKEN_INVALID). */
@@ -21,8 +23,7 @@ export interface ProviderRequest {
 
 /** Sends a vendor request and returns its JSON body; every way it can go wrong becomes a SearchFailure. */
 export async function requestProviderJson(request: ProviderRequest): Promise<unknown> {
-  const response = await send(request);
-  const text = await response.text();
+  const { response, text } = await send(request);
   if (!response.ok) throw failureOf(request, response, text);
   try {
     return JSON.parse(text);
@@ -31,15 +32,20 @@ export async function requestProviderJson(request: ProviderRequest): Promise<unk
   }
 }
 
-async function send({ provider, url, init, signal, timeoutMs }: ProviderRequest): Promise<Response> {
+/** The request and the reading of its answer, both within the time limit; the answer is read only up to its size limit. */
+async function send({ provider, url, init, signal, timeoutMs, maxAnswerBytes }: ProviderRequest): Promise<{ response: Response; text: string }> {
   const deadline = AbortSignal.timeout(timeoutMs);
+  let answer: { response: Response; body: CappedBody };
   try {
-    return await sendRequest(url, { ...init, signal: AbortSignal.any([signal, deadline]) });
+    const response = await sendRequest(url, { ...init, signal: AbortSignal.any([signal, deadline]) });
+    answer = { response, body: await readCapped(response.body, maxAnswerBytes) };
   } catch (error) {
     if (signal.aborted) throw error;
     if (deadline.aborted) throw new SearchFailure(provider, 'upstream', `${provider} did not answer within ${timeoutMs / 1000} s`, { cause: error });
     throw new SearchFailure(provider, 'upstream', `${provider} could not be reached: ${reasonOf(error)}`, { cause: error });
   }
+  if (answer.body.truncated) throw new SearchFailure(provider, 'malformed', `${provider} answered more than ${maxAnswerBytes} bytes (TOOLS_FETCH_MAX_BYTES)`);
+  return { response: answer.response, text: new TextDecoder().decode(answer.body.bytes) };
 }
 
 function failureOf({ provider, credentialName, isAuthFailure }: ProviderRequest, response: Response, text: string): SearchFailure {

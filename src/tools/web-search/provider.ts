@@ -52,6 +52,7 @@ export interface VendorClientOptions {
   apiKey: string;
   baseUrl: string;
   timeoutMs: number;
+  maxAnswerBytes: number;
 }
 
 /** A vendor endpoint under its base url, keeping any path prefix the base has (a SearXNG instance under /searx, a proxy). */

@@ -34,7 +34,7 @@ export function createSearxngProvider(options: Omit<VendorClientOptions, 'apiKey
       url.searchParams.set('format', 'json');
       url.searchParams.set('pageno', '1');
       const answer = await requestProviderJson({
-        provider: 'searxng', url, signal, timeoutMs: options.timeoutMs,
+        provider: 'searxng', url, signal, timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes,
         credentialName: 'SEARXNG_BASE_URL, and that the instance lists `json` under search.formats in its settings.yml',
         init: { method: 'GET', headers: { accept: 'application/json' } },
       });

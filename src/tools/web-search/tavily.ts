@@ -36,7 +36,8 @@ export function createTavilyProvider(options: VendorClientOptions): SearchProvid
         ...(siteFilter ? { include_domains: [siteFilter] } : {}),
       };
       const answer = await requestProviderJson({
-        provider: 'tavily', url: endpointOf(options.baseUrl, '/search'), signal, timeoutMs: options.timeoutMs, credentialName: 'TAVILY_API_KEY',
+        provider: 'tavily', url: endpointOf(options.baseUrl, '/search'), signal, timeoutMs: options.timeoutMs, maxAnswerBytes: options.maxAnswerBytes,
+        credentialName: 'TAVILY_API_KEY',
         init: {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },

@@ -44,12 +44,12 @@ interface VendorCase {
   hasDates: boolean;
 }
 
-const timeoutMs = 5_000;
+const limits = { timeoutMs: 5_000, maxAnswerBytes: 1_048_576 };
 
 const VENDORS: VendorCase[] = [
   {
     vendor: 'tavily',
-    create: (baseUrl, apiKey) => createTavilyProvider({ baseUrl, apiKey, timeoutMs }),
+    create: (baseUrl, apiKey) => createTavilyProvider({ baseUrl, apiKey, ...limits }),
     checkRequest: (request) => {
       assert.equal(request.headers.authorization, `Bearer ${STAND_IN_KEY}`);
       assert.deepEqual(
@@ -62,7 +62,7 @@ const VENDORS: VendorCase[] = [
   },
   {
     vendor: 'brave',
-    create: (baseUrl, apiKey) => createBraveProvider({ baseUrl, apiKey, timeoutMs }),
+    create: (baseUrl, apiKey) => createBraveProvider({ baseUrl, apiKey, ...limits }),
     checkRequest: (request) => {
       assert.equal(request.headers['x-subscription-token'], STAND_IN_KEY);
       assert.equal(request.headers.accept, 'application/json');
@@ -73,7 +73,7 @@ const VENDORS: VendorCase[] = [
   },
   {
     vendor: 'exa',
-    create: (baseUrl, apiKey) => createExaProvider({ baseUrl, apiKey, timeoutMs }),
+    create: (baseUrl, apiKey) => createExaProvider({ baseUrl, apiKey, ...limits }),
     checkRequest: (request) => {
       assert.equal(request.headers['x-api-key'], STAND_IN_KEY);
       assert.deepEqual(
@@ -129,7 +129,7 @@ for (const { vendor, create, checkRequest, credentialName, hasDates } of VENDORS
 
 describe('the searxng client against its stand-in', () => {
   let standIn: SearchStandIn;
-  const searxng = () => createSearxngProvider({ baseUrl: `${standIn.url}/`, timeoutMs });
+  const searxng = () => createSearxngProvider({ baseUrl: `${standIn.url}/`, ...limits });
   before(async () => { standIn = await startSearchStandIn('searxng'); });
   after(() => standIn.close());
 
@@ -169,7 +169,7 @@ describe('vendor requests that go wrong on the way', () => {
   test('the count asked of a vendor is capped at 20', async () => {
     const standIn = await startSearchStandIn('brave');
     try {
-      await search(createBraveProvider({ baseUrl: standIn.url, apiKey: STAND_IN_KEY, timeoutMs }), { maxResults: 500 });
+      await search(createBraveProvider({ baseUrl: standIn.url, apiKey: STAND_IN_KEY, ...limits }), { maxResults: 500 });
       assert.equal(standIn.requests.at(-1)!.query.get('count'), '20');
     } finally {
       await standIn.close();
@@ -181,7 +181,7 @@ describe('vendor requests that go wrong on the way', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-      const failure = await failureOf(search(createExaProvider({ baseUrl, apiKey: STAND_IN_KEY, timeoutMs: 200 })));
+      const failure = await failureOf(search(createExaProvider({ baseUrl, apiKey: STAND_IN_KEY, ...limits, timeoutMs: 200 })));
       assert.deepEqual([failure.kind, failure.message], ['upstream', 'exa did not answer within 0.2 s']);
     } finally {
       silent.closeAllConnections();
@@ -189,8 +189,35 @@ describe('vendor requests that go wrong on the way', () => {
     }
   });
 
+  test('an answer longer than the size limit is refused while it is read, not after', async () => {
+    let sentBytes = 0;
+    const endless = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const writeMore = () => {
+        while (!response.destroyed && sentBytes < 1024 * 1024 * 1024) {
+          sentBytes += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', writeMore);
+        }
+      };
+      response.write('{"results": [');
+      writeMore();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+      const failure = await failureOf(search(createExaProvider({ baseUrl, apiKey: STAND_IN_KEY, ...limits })));
+      assert.deepEqual([failure.kind, failure.message], ['malformed', 'exa answered more than 1048576 bytes (TOOLS_FETCH_MAX_BYTES)']);
+      // What the socket buffers hold on top of the limit (tcp_rmem max 32 MiB + tcp_wmem 4 MiB here), not the gigabyte offered.
+      assert.ok(sentBytes < 64 * 1024 * 1024, `the vendor stand-in sent ${sentBytes} bytes`);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
   test('a vendor that cannot be reached fails saying so', async () => {
-    const failure = await failureOf(search(createTavilyProvider({ baseUrl: 'http://127.0.0.1:9', apiKey: STAND_IN_KEY, timeoutMs })));
+    const failure = await failureOf(search(createTavilyProvider({ baseUrl: 'http://127.0.0.1:9', apiKey: STAND_IN_KEY, ...limits })));
     assert.equal(failure.kind, 'upstream');
     assert.match(failure.message, /^tavily could not be reached: /);
   });

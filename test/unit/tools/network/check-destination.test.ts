@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { loadConfig } from '../../../../src/config.ts';
 import { nonPublicKindOf } from '../../../../src/tools/network/address-kind.ts';
 import { parseAllowList } from '../../../../src/tools/network/allow-list.ts';
-import { checkDestination, type ResolveHost } from '../../../../src/tools/network/check-destination.ts';
+import { checkDestination } from '../../../../src/tools/network/check-destination.ts';
+import type { ResolveHost } from '../../../../src/tools/network/resolve-host.ts';
 
 const noResolver: ResolveHost = async (hostname) => { throw new Error(`unexpected lookup of ${hostname}`); };
 const nothingAllowed = parseAllowList([]);
@@ -130,7 +131,7 @@ describe('host names are judged by every address they resolve to', () => {
 
 describe('TOOLS_NETWORK_ALLOW', () => {
   it('is empty by default; the fetch caps default to 15 s and 5 MB', () => {
-    assert.deepEqual(loadConfig({}).network, { allow: [], fetchTimeoutMs: 15_000, fetchMaxBytes: 5_242_880 });
+    assert.deepEqual(loadConfig({}).network, { allow: [], fetchTimeoutMs: 15_000, fetchMaxBytes: 5_242_880, dnsServers: [] });
     assert.deepEqual(loadConfig({ TOOLS_NETWORK_ALLOW: ' stand-in.test:8080 , 10.0.0.0/8 ,' }).network.allow, ['stand-in.test:8080', '10.0.0.0/8']);
   });
 

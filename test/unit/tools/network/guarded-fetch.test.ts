@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { guardedFetch, MAX_REDIRECTS, type NetworkSettings } from '../../../../src/tools/network/guarded-fetch.ts';
+import { startDnsStandIn } from '../../../fixtures/dns-stand-in.ts';
 
 /** A local server that counts the connections it accepts. */
 async function listen(handler: http.RequestListener) {
@@ -45,7 +46,7 @@ describe('guardedFetch', () => {
       if (location) return void response.writeHead(302, { location }).end();
       response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(`page ${request.url}`);
     });
-    network = { allow: [`127.0.0.1:${standIn.port}`], fetchTimeoutMs: 1000, fetchMaxBytes: 10_000 };
+    network = { allow: [`127.0.0.1:${standIn.port}`], fetchTimeoutMs: 1000, fetchMaxBytes: 10_000, dnsServers: [] };
   });
   after(() => {
     for (const { server } of [target, standIn, otherOrigin]) server.close();
@@ -94,16 +95,20 @@ describe('guardedFetch', () => {
     await assert.rejects(guardedFetch(`http://127.0.0.1:${standIn.port}/endless`, { network }), { message: /stopped after 5 redirects/ });
   });
 
-  it('connects to the address it checked, not to a fresh DNS answer', async () => {
-    const lookups: string[] = [];
-    const resolveHost = async (hostname: string) => {
-      lookups.push(hostname);
-      return [{ address: '127.0.0.1', family: 4 }];
-    };
-    // `.test` names never resolve through the system: only the checked answer can have been used.
-    const response = await guardedFetch(`http://stand-in.test:${standIn.port}/pinned`, { network: { ...network, allow: ['stand-in.test'] }, resolveHost });
-    assert.equal(new TextDecoder().decode(response.body), 'page /pinned');
-    assert.deepEqual(lookups, ['stand-in.test']);
+  it('resolves with TOOLS_DNS_SERVERS and connects to the address it checked, never asking again', async () => {
+    // The first answer is the allowed stand-in; any later question would be answered with the forbidden target.
+    const dns = await startDnsStandIn((name, questionNumber) => {
+      if (name !== 'stand-in.test') return undefined;
+      return questionNumber === 1 ? '127.0.0.1' : '127.0.0.3';
+    });
+    try {
+      const response = await guardedFetch(`http://stand-in.test:${standIn.port}/pinned`, { network: { ...network, allow: ['127.0.0.1'], dnsServers: [dns.address] } });
+      assert.equal(new TextDecoder().decode(response.body), 'page /pinned');
+      assert.equal(dns.questionsFor('stand-in.test'), 1);
+      await assert.rejects(guardedFetch(`http://unknown.test:${standIn.port}/`, { network: { ...network, dnsServers: [dns.address] } }), { message: /^cannot resolve unknown\.test: / });
+    } finally {
+      dns.close();
+    }
   });
 
   it('a body over the size cap is cut there and says so', async () => {
