@@ -68,6 +68,8 @@ const EnvSchema = Type.Object({
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
   TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  TOOLS_BASH_MEMORY_MB: Type.Integer({ minimum: 16, maximum: 65_536, default: 1024 }),
+  BWRAP_PATH: Type.Optional(Type.String({ minLength: 1 })),
   PYTHON_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   PYTHON_MEMORY_LIMIT_MB: Type.Integer({ minimum: 64, maximum: 2048, default: 512 }),
   TOOLS_NETWORK_ALLOW: Type.String({ default: '' }),
@@ -208,8 +210,11 @@ export interface Config {
   };
   /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
   workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
-  /** The `bash` tool runs commands on this host: off unless an operator turns it on. */
-  bash: { enabled: boolean; timeoutMs: number };
+  /**
+   * The `bash` tool: off unless an operator turns it on; then each command runs in a bubblewrap sandbox
+   * (tools/bash/), killed at timeoutMs, each of its processes limited to memoryMb of address space.
+   */
+  bash: { enabled: boolean; timeoutMs: number; memoryMb: number; bwrapPath: string };
   /** The python_executor sandbox: a program is stopped at the time limit; memoryLimitMb caps its WebAssembly memory. */
   python: { timeoutMs: number; memoryLimitMb: number };
   /** The outbound network guard of every networked tool (src/tools/network/). */
@@ -355,7 +360,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     workspace: Object.freeze({
       maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
     }),
-    bash: Object.freeze({ enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS }),
+    bash: Object.freeze({
+      enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS, memoryMb: values.TOOLS_BASH_MEMORY_MB,
+      bwrapPath: values.BWRAP_PATH ?? '/usr/bin/bwrap',
+    }),
     python: Object.freeze({ timeoutMs: values.PYTHON_TIMEOUT_MS, memoryLimitMb: values.PYTHON_MEMORY_LIMIT_MB }),
     network: Object.freeze({
       allow: values.TOOLS_NETWORK_ALLOW.split(',').map((entry) => entry.trim()).filter(Boolean),
