@@ -1,8 +1,11 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { Role } from './auth/caller.ts';
 
 const Environment = Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')]);
+
+const ROLE = '(owner|admin|member)';
 
 /** Every setting, with the default that makes `npm start` work on a fresh machine. README lists them all. */
 const EnvSchema = Type.Object({
@@ -66,6 +69,7 @@ const EnvSchema = Type.Object({
   APPROVAL_DANGEROUS_TOOLS: Type.String({ default: 'file_system,code_execution,bash,file_write,python_executor' }),
   APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+  APPROVAL_APPROVER_ROLES: Type.String({ pattern: `^\\s*${ROLE}(\\s*,\\s*${ROLE})*\\s*$`, default: 'owner,admin' }),
   TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   TOOLS_BASH_MEMORY_MB: Type.Integer({ minimum: 16, maximum: 65_536, default: 1024 }),
@@ -207,6 +211,8 @@ export interface Config {
     timeoutSeconds: number;
     /** How often expired approvals are looked for. */
     sweepIntervalMs: number;
+    /** Roles that may decide other users' approvals; an approval guarding dangerous tools needs one of them, not the requester. */
+    approverRoles: Role[];
   };
   /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
   workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
@@ -356,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       dangerousTools: values.APPROVAL_DANGEROUS_TOOLS.split(',').map((tool) => tool.trim()).filter(Boolean),
       timeoutSeconds: values.APPROVAL_TIMEOUT_SECONDS,
       sweepIntervalMs: values.APPROVAL_SWEEP_INTERVAL_MS,
+      approverRoles: values.APPROVAL_APPROVER_ROLES.split(',').map((role) => role.trim() as Role),
     }),
     workspace: Object.freeze({
       maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
