@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it, test } from 'node:test';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
 import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
@@ -30,6 +31,9 @@ async function submit(gateway: Gateway, body: Record<string, unknown>, headers: 
   assert.equal(answer.status, 200, answer.text);
   return answer.body.task_id;
 }
+
+/** Short, so that an approval can wait longer than the task's whole time limit. */
+const TASK_TIMEOUT_SECONDS = 15;
 
 const toolEvents = async (gateway: Gateway, taskId: string) => (await eventsOf(gateway, taskId)).filter((event) => event.type.startsWith('TOOL_'));
 
@@ -121,9 +125,10 @@ describe('with APPROVAL_ENABLED, approval is judged by the tools agents are offe
   });
 });
 
-test('inside the tool loop, a dangerous call no approval covers waits for one: denied, the call is refused; approved, it runs', { timeout: 180_000 }, async (t) => {
+test('inside the tool loop, a dangerous call no approval covers waits for one, not counted against the deadline: denied, the call is refused; approved, it runs', { timeout: 240_000 }, async (t) => {
   // Approvals turned on while the task ran: the plan's approval (asked for by the task) names no tool.
-  const first = await startGateway(t, { env: { DEFAULT_TASK_MODE: 'auto', APPROVAL_SWEEP_INTERVAL_MS: '200' } });
+  const env = { DEFAULT_TASK_MODE: 'auto', APPROVAL_SWEEP_INTERVAL_MS: '200', TASK_TIMEOUT_SECONDS: String(TASK_TIMEOUT_SECONDS) };
+  const first = await startGateway(t, { env });
   const taskId = await submit(first, {
     query: 'Compute, then write it down', mode: 'standard',
     context: {
@@ -136,7 +141,7 @@ test('inside the tool loop, a dangerous call no approval covers waits for one: d
   assert.equal((await first.request('POST', `/api/v1/tasks/${taskId}/pause`)).status, 202);
   assert.equal((await decide(first, taskId, planApproval.approval_id, { approved: true })).status, 200);
   await first.kill('SIGTERM');
-  const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { DEFAULT_TASK_MODE: 'auto', APPROVAL_ENABLED: '1', APPROVAL_SWEEP_INTERVAL_MS: '200' } });
+  const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { ...env, APPROVAL_ENABLED: '1' } });
   assert.equal((await second.request('POST', `/api/v1/tasks/${taskId}/resume`)).status, 202);
 
   const python = await parkedApproval(second, taskId, 2);
@@ -144,6 +149,8 @@ test('inside the tool loop, a dangerous call no approval covers waits for one: d
     'agent compute calls python_executor, which no approval of this task covers', ['python_executor'], { tool: 'python_executor', args: { code: 'print(6*7)' } },
   ]);
   assert.deepEqual(await toolEvents(second, taskId), [], 'nothing of the call ran before the decision');
+  // The decision comes later than the task's whole time limit: the wait must not count.
+  await sleep((TASK_TIMEOUT_SECONDS + 2) * 1000);
   assert.equal((await decide(second, taskId, python.approval_id, { approved: false, feedback: 'no code today' })).status, 200);
 
   const write = await parkedApproval(second, taskId, 3);
@@ -164,6 +171,8 @@ test('inside the tool loop, a dangerous call no approval covers waits for one: d
   assert.deepEqual(rows, [{ tool: 'file_write' }], 'python never ran');
   const decisions = (await eventsOf(second, taskId)).filter((event) => event.type === 'APPROVAL_DECISION').map((event) => event.payload.approved);
   assert.deepEqual(decisions, [true, false, true]);
+  const { rows: [waited] } = await second.sql.query('select approval_wait_ms from tasks where id = $1', [taskId]);
+  assert.ok(Number(waited.approval_wait_ms) >= (TASK_TIMEOUT_SECONDS + 2) * 1000, `${waited.approval_wait_ms} ms waited`);
 });
 
 describe('approvals of dangerous tools need an approver other than the requester', () => {
