@@ -134,7 +134,7 @@ export interface TasksTable {
   schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The most the task's model calls may cost, in USD (a schedule's budget per run); null for no limit. */
   cost_budget_usd: ColumnType<string | null, number | string | null | undefined, number | string | null>;
-  /** Time its agents waited for approvals asked for inside their tool loops (migration 0022); bigint, read as text. */
+  /** Time its agents waited for approvals asked for inside their tool loops (migration 0023); bigint, read as text. */
   approval_wait_ms: ColumnType<string, never, never>;
 }
 
@@ -258,12 +258,12 @@ export interface ApprovalsTable {
   action: Json<unknown>;
   modified_action: Json<unknown> | null;
   feedback: string | null;
-  /** The deciding user's id (`system` for an expiry); before migration 0022, what the client sent. */
+  /** The deciding user's id (`system` for an expiry); before migration 0023, what the client sent. */
   decided_by: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
   decided_at: Timestamp | null;
-  /** The tools the approval lets the task's agents call (migration 0022). */
+  /** The tools the approval lets the task's agents call (migration 0023). */
   tools: ColumnType<string[], string[] | undefined, string[]>;
   /** Only an approver other than the requester may approve it. */
   needs_other_approver: Generated<boolean>;
