@@ -88,8 +88,9 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   // Off, the OpenTelemetry SDK is not even loaded: spans are the API's no-ops.
   const tracing = config.tracing.enabled ? (await import('./observability/start-tracing.ts')).startTracing(logger, config.version) : undefined;
-  // Before anything starts: bash enabled without a working sandbox stops start-up, saying what is missing.
-  if (config.bash.enabled) await checkBashSandbox(config);
+  // Before anything starts: a process that runs tasks, with bash enabled but no working sandbox, stops start-up
+  // saying what is missing (a gateway-only process runs no tool).
+  if (config.bash.enabled && config.role !== 'gateway') await checkBashSandbox(config);
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
   const mcp = startMcpServers(config.mcpConfigPath, logger);
   const tools = createBuiltInToolRegistry(mcp.tools, config);

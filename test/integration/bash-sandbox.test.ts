@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { addMember, registerAccount, withDangerousToolsKey, withKey, type Account } from '../helpers/accounts.ts';
 import { bashSandboxMissing } from '../helpers/bash-sandbox.ts';
-import { createTestDatabase, runRefused, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { createTestDatabase, runRefused, startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 const JWT_SECRET = `bash-sandbox-jwt-${randomBytes(12).toString('hex')}`;
 const DATA_DIR_SECRET = `data-dir-secret-${randomBytes(12).toString('hex')}`;
@@ -157,10 +157,13 @@ describe('bash, enabled: approved by another, run with nothing of the server in 
   });
 });
 
-test('TOOLS_BASH_ENABLED=1 without a usable bubblewrap stops start-up, saying what to install', async (t) => {
+test('TOOLS_BASH_ENABLED=1 without a usable bubblewrap stops start-up, saying what to install; a gateway-only process, which runs no tool, starts', async (t) => {
   const databaseUrl = await createTestDatabase(t);
-  const refused = await runRefused(databaseUrl, { TOOLS_BASH_ENABLED: '1', BWRAP_PATH: '/nonexistent/bwrap' });
+  const withoutSandbox = { TOOLS_BASH_ENABLED: '1', BWRAP_PATH: '/nonexistent/bwrap' };
+  const refused = await runRefused(databaseUrl, withoutSandbox);
   assert.equal(refused.code, 1);
   assert.match(refused.output, /TOOLS_BASH_ENABLED=1, but the bash sandbox does not work \(\/nonexistent\/bwrap: .*\)\. Install bubblewrap 0\.8 or later \(Debian, Ubuntu: apt-get install bubblewrap\)/);
+  const gatewayOnly = await startGateway(t, { databaseUrl, env: withoutSandbox, args: ['--role', 'gateway'] });
+  assert.equal((await gatewayOnly.request('GET', '/health')).status, 200);
 });
 
