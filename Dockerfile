@@ -11,8 +11,10 @@ RUN npm ci --omit=dev --omit=optional --ignore-scripts
 
 FROM ${NODE_IMAGE}
 # tini, as PID 1, passes SIGTERM on to Node (which drains) and reaps the processes tools start (bash, MCP servers).
+# bubblewrap is the sandbox of the bash tool (TOOLS_BASH_ENABLED=1); the container must then allow user
+# namespaces (deploy/README.md, "The bash tool").
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends tini \
+    && apt-get install -y --no-install-recommends tini bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV GATEWAY_ENV=production

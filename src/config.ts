@@ -2,8 +2,11 @@ import { Resolver } from 'node:dns/promises';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { Role } from './auth/caller.ts';
 
 const Environment = Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')]);
+
+const ROLE = '(owner|admin|member)';
 
 /** Every setting, with the default that makes `npm start` work on a fresh machine. README lists them all. */
 const EnvSchema = Type.Object({
@@ -67,8 +70,11 @@ const EnvSchema = Type.Object({
   APPROVAL_DANGEROUS_TOOLS: Type.String({ default: 'file_system,code_execution,bash,file_write,python_executor' }),
   APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+  APPROVAL_APPROVER_ROLES: Type.String({ pattern: `^\\s*${ROLE}(\\s*,\\s*${ROLE})*\\s*$`, default: 'owner,admin' }),
   TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  TOOLS_BASH_MEMORY_MB: Type.Integer({ minimum: 16, maximum: 65_536, default: 1024 }),
+  BWRAP_PATH: Type.Optional(Type.String({ minLength: 1 })),
   PYTHON_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   PYTHON_MEMORY_LIMIT_MB: Type.Integer({ minimum: 64, maximum: 2048, default: 512 }),
   TOOLS_NETWORK_ALLOW: Type.String({ default: '' }),
@@ -209,11 +215,16 @@ export interface Config {
     timeoutSeconds: number;
     /** How often expired approvals are looked for. */
     sweepIntervalMs: number;
+    /** Roles that may decide other users' approvals; an approval guarding dangerous tools needs one of them, not the requester. */
+    approverRoles: Role[];
   };
   /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
   workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
-  /** The `bash` tool runs commands on this host: off unless an operator turns it on. */
-  bash: { enabled: boolean; timeoutMs: number };
+  /**
+   * The `bash` tool: off unless an operator turns it on; then each command runs in a bubblewrap sandbox
+   * (tools/bash/), killed at timeoutMs, each of its processes limited to memoryMb of address space.
+   */
+  bash: { enabled: boolean; timeoutMs: number; memoryMb: number; bwrapPath: string };
   /** The python_executor sandbox: a program is stopped at the time limit; memoryLimitMb caps its WebAssembly memory. */
   python: { timeoutMs: number; memoryLimitMb: number };
   /** The outbound network guard of every networked tool (src/tools/network/). */
@@ -362,11 +373,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       dangerousTools: values.APPROVAL_DANGEROUS_TOOLS.split(',').map((tool) => tool.trim()).filter(Boolean),
       timeoutSeconds: values.APPROVAL_TIMEOUT_SECONDS,
       sweepIntervalMs: values.APPROVAL_SWEEP_INTERVAL_MS,
+      approverRoles: values.APPROVAL_APPROVER_ROLES.split(',').map((role) => role.trim() as Role),
     }),
     workspace: Object.freeze({
       maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
     }),
-    bash: Object.freeze({ enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS }),
+    bash: Object.freeze({
+      enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS, memoryMb: values.TOOLS_BASH_MEMORY_MB,
+      bwrapPath: values.BWRAP_PATH ?? '/usr/bin/bwrap',
+    }),
     python: Object.freeze({ timeoutMs: values.PYTHON_TIMEOUT_MS, memoryLimitMb: values.PYTHON_MEMORY_LIMIT_MB }),
     network: Object.freeze({
       allow: values.TOOLS_NETWORK_ALLOW.split(',').map((entry) => entry.trim()).filter(Boolean),

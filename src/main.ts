@@ -29,6 +29,7 @@ import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { createBuiltInToolRegistry } from './tools/built-ins.ts';
+import { checkBashSandbox } from './tools/bash/check-sandbox.ts';
 import { logWebSearchSetup } from './tools/web-search/choose-provider.ts';
 import { startMcpServers } from './tools/mcp/mcp-servers.ts';
 import { closeBrowser } from './tools/browser/shared-browser.ts';
@@ -87,6 +88,9 @@ async function createKey(config: Readonly<Config>, logger: Logger, args: string[
 async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   // Off, the OpenTelemetry SDK is not even loaded: spans are the API's no-ops.
   const tracing = config.tracing.enabled ? (await import('./observability/start-tracing.ts')).startTracing(logger, config.version, config.tracing.sampler) : undefined;
+  // Before anything starts: a process that runs tasks, with bash enabled but no working sandbox, stops start-up
+  // saying what is missing (a gateway-only process runs no tool).
+  if (config.bash.enabled && config.role !== 'gateway') await checkBashSandbox(config);
   // Read before the database starts: an invalid template file stops start-up at once, naming the file.
   const mcp = startMcpServers(config.mcpConfigPath, logger, config.network.fetchMaxBytes);
   const tools = createBuiltInToolRegistry(mcp.tools, config);

@@ -1,33 +1,49 @@
 import type { Static } from 'typebox';
+import { recordAudit } from '../auth/audit.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { TaskRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { conflict, forbidden, notFound } from '../errors.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { ensureOwned } from '../auth/ownership.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 import { unparkReleasedTask } from '../tasks/unpark.ts';
-import { findTenantApproval, recordDecision } from './queries.ts';
+import { approvalViewer } from './approval-viewer.ts';
+import { findVisibleApproval, readApprovalStatus, recordDecision } from './queries.ts';
 import type { DecisionBody } from './schemas.ts';
 
 type DecisionInput = Static<typeof DecisionBody>;
+type VisibleApproval = NonNullable<Awaited<ReturnType<typeof findVisibleApproval>>>;
+
+/** The one answer for an approval the caller may not see, whether it exists or not: no existence oracle. */
+export const APPROVAL_NOT_FOUND = 'Approval not found';
 
 /**
- * POST /api/v1/approvals/decision (spec 4.4): records the owner's decision under the task's row lock, then
- * wakes the task if it parked to wait for it. The workflow announces the decision (APPROVAL_DECISION) when
- * it reads it.
+ * POST /api/v1/approvals/decision (spec 2.14, 4.4). The caller sees the approval as its requester or as an
+ * approver of its tenant (APPROVAL_APPROVER_ROLES); any other pair of ids is the same 404. An approval that
+ * needs another approver (dangerous tools, a policy rule) is approved only by an approver other than the
+ * requester, who may still deny it. The decision is the authenticated caller's, recorded under the task's row
+ * lock with an audit entry; `approved_by` is kept as a note. Then the task is woken if it parked to wait for it;
+ * the workflow announces the decision (APPROVAL_DECISION) when it reads it.
  */
 export async function decideApproval(deps: Deps, caller: Caller, input: DecisionInput) {
-  await changeTask(deps, input.workflow_id, 'request', async (transaction, task) => {
-    await ensureDecidable(transaction, caller, ownedTask(caller, task), input.approval_id);
-    await recordDecision(transaction, input.approval_id, {
-      approved: input.approved, feedback: input.feedback ?? null,
-      modifiedAction: input.modified_action, decidedBy: input.approved_by ?? caller.userId,
+  const viewer = approvalViewer(deps.config, caller);
+  const approval = await findVisibleApproval(deps.db, viewer, input.workflow_id, input.approval_id);
+  if (!approval) throw notFound(APPROVAL_NOT_FOUND);
+  ensureMayDecide(caller, approval, input.approved);
+  await changeTask(deps, approval.task_id, 'request', async (transaction, task) => {
+    await ensurePending(transaction, task, approval.id);
+    await recordDecision(transaction, approval.id, {
+      approved: input.approved, feedback: input.feedback ?? null, modifiedAction: input.modified_action,
+      decidedBy: caller.userId, approvedByNote: input.approved_by ?? null,
+    });
+    await recordAudit(transaction, {
+      type: 'approval_decided', userId: caller.userId, tenantId: caller.tenantId,
+      details: { approval_id: approval.id, task_id: approval.task_id, approved: input.approved, approved_by_note: input.approved_by ?? null },
     });
     return undefined;
   });
-  await unparkReleasedTask(deps, input.workflow_id);
+  await unparkReleasedTask(deps, approval.task_id);
   return {
     status: 'sent',
     success: true,
@@ -38,16 +54,19 @@ export async function decideApproval(deps: Deps, caller: Caller, input: Decision
   };
 }
 
-/** Another tenant's task does not exist for the caller; another user's is forbidden (as for every task route). */
-function ownedTask(caller: Caller, task: TaskRow): TaskRow {
-  if (task.tenant_id !== caller.tenantId) throw notFound('Task not found');
-  return ensureOwned(task, caller);
+/**
+ * Four eyes for what guards dangerous tools: the requester may withdraw (deny) but not approve. Without
+ * authentication (skip-auth development) there is one identity and no one else to ask.
+ */
+function ensureMayDecide(caller: Caller, approval: VisibleApproval, approved: boolean): void {
+  if (!approved || !approval.needs_other_approver || caller.authMethod === 'development') return;
+  if (approval.user_id === caller.userId) {
+    throw forbidden('Forbidden: this approval guards dangerous tools; an approver other than the requester must approve it');
+  }
 }
 
-async function ensureDecidable(transaction: Db, caller: Caller, task: TaskRow, approvalId: string): Promise<void> {
-  const approval = await findTenantApproval(transaction, caller, approvalId);
-  if (!approval) throw notFound('Approval not found');
-  if (approval.task_id !== task.id) throw badRequest(`approval ${approvalId} does not belong to workflow ${task.id}`);
-  if (approval.status !== 'pending') throw conflict(`approval is already ${approval.status}`);
+async function ensurePending(transaction: Db, task: TaskRow, approvalId: string): Promise<void> {
+  const status = await readApprovalStatus(transaction, approvalId);
+  if (status !== 'pending') throw conflict(`approval is already ${status}`);
   if (isTerminal(task.status)) throw conflict('the task is no longer waiting for this approval');
 }

@@ -14,7 +14,7 @@ export async function expireApprovals(deps: Deps): Promise<void> {
   for (const approval of await selectLapsedApprovals(deps.db, BATCH)) {
     await changeTask(deps, approval.task_id, 'request', async (transaction) => {
       await recordDecision(transaction, approval.id, {
-        approved: false, feedback: approval.expired ? 'approval timeout' : 'task ended', modifiedAction: undefined, decidedBy: 'system',
+        approved: false, feedback: approval.expired ? 'approval timeout' : 'task ended', modifiedAction: undefined, decidedBy: 'system', approvedByNote: null,
       });
       return undefined;
     });

@@ -19,7 +19,7 @@ export async function approvalRoutes(app: App, deps: Deps) {
   app.get('/api/v1/approvals', {
     config: { scope: 'tasks:read' },
     schema: {
-      tags: ['approvals'], summary: 'The caller\'s approvals (pending by default), newest first',
+      tags: ['approvals'], summary: 'The caller\'s approvals, or for an approver their tenant\'s (pending by default), newest first',
       querystring: ListApprovalsQuery, response: { 200: ListApprovalsResponse, ...errors },
     },
   }, async (request) => listApprovals(deps, request.caller, request.query));

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.ts';
 
 export interface AuditEvent {
   type: 'login' | 'login_failed' | 'register' | 'token_refreshed' | 'refresh_reuse_detected'
-    | 'api_key_created' | 'api_key_rotated' | 'api_key_revoked' | 'auth_denied' | 'policy_denied';
+    | 'api_key_created' | 'api_key_rotated' | 'api_key_revoked' | 'auth_denied' | 'policy_denied' | 'approval_decided';
   userId?: string | null;
   tenantId?: string | null;
   ip?: string;

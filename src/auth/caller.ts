@@ -21,8 +21,11 @@ export const DEVELOPMENT_CALLER: Caller = Object.freeze({
   authMethod: 'development',
 });
 
-/** Scope names. `*` grants all; `skills:dangerous` is needed for dangerous skills (spec 5.9). */
-export const SCOPES = ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write', 'keys:manage', 'skills:dangerous'] as const;
+/**
+ * Scope names. `*` grants all; `skills:dangerous` is needed for dangerous skills (spec 5.9), `tools:dangerous` to
+ * choose a role whose tools include a dangerous one (issue 25). Neither is a member's, nor grantable to one.
+ */
+export const SCOPES = ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write', 'keys:manage', 'skills:dangerous', 'tools:dangerous'] as const;
 export const DEFAULT_KEY_SCOPES = ['tasks:read', 'tasks:write', 'sessions:read', 'sessions:write'];
 
 export function hasScope(caller: Caller, scope: string): boolean {

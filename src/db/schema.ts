@@ -134,6 +134,8 @@ export interface TasksTable {
   schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The most the task's model calls may cost, in USD (a schedule's budget per run); null for no limit. */
   cost_budget_usd: ColumnType<string | null, number | string | null | undefined, number | string | null>;
+  /** Time its agents waited for approvals asked for inside their tool loops (migration 0023); bigint, read as text. */
+  approval_wait_ms: ColumnType<string, never, never>;
 }
 
 export interface UsageRecordsTable {
@@ -258,10 +260,19 @@ export interface ApprovalsTable {
   action: Json<unknown>;
   modified_action: Json<unknown> | null;
   feedback: string | null;
+  /** The deciding user's id (`system` for an expiry); before migration 0023, what the client sent. */
   decided_by: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
   decided_at: Timestamp | null;
+  /** The tools the approval lets the task's agents call (migration 0023). */
+  tools: ColumnType<string[], string[] | undefined, string[]>;
+  /** Only an approver other than the requester may approve it. */
+  needs_other_approver: Generated<boolean>;
+  /** Set when a tool call inside an agent's loop asked for the approval. */
+  call_key: string | null;
+  /** What the decider's client sent as `approved_by`: a note, not who decided. */
+  approved_by_note: string | null;
 }
 
 /** One finished tool call of an agent (migration 0015). */

@@ -12,6 +12,7 @@ import { inSpan } from '../observability/spans.ts';
 import { injectTraceContext } from '../observability/trace-carrier.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
+import { refuseDangerousRole } from './dangerous-roles.ts';
 import { refuseUnavailable } from './unavailable-requests.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
@@ -68,6 +69,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = { ...buildTaskContext(input), ...options.serverContext };
+  refuseDangerousRole(deps.tools, caller, context);
   const policy = await checkTaskPolicy(deps, caller, {
     mode: input.mode,
     candidates: modelCandidates(deps, context),

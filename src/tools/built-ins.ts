@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { bashTool } from './bash.ts';
+import { bashTool } from './bash/bash-tool.ts';
 import { BROWSER_TOOLS } from './browser/browser-tools.ts';
 import { calculatorTool } from './calculator.ts';
 import { createToolRegistry } from './create-registry.ts';

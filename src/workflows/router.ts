@@ -7,7 +7,8 @@ import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow } from './modes/template/run-template.ts';
 import { decompose, type PlanningHint } from './planning/decompose.ts';
 import { isSimplePlan, parseDecomposition, planPayload, singleSubtaskPlan, type TaskPlan } from './planning/plan.ts';
-import { approvalReason, passApprovalGate } from './runtime/approval-gate.ts';
+import { passApprovalGate } from './runtime/approval-gate.ts';
+import { approvalNeed, recordedApprovalNeed, type ApprovalNeed } from './runtime/approval-need.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
 import type { TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
@@ -31,36 +32,35 @@ export async function routeTask(deps: Deps, task: TaskSnapshot): Promise<TaskOut
   if (task.settings.template) return runTemplateWorkflow(deps, task);
   const mode = task.mode ?? startingMode(deps, task.requestedMode);
   if (mode === 'simple') {
-    // Without a plan only the task's own request for approval counts: the same on every replay.
-    const reason = approvalReason(deps, task, { complexityScore: null, suggestedTools: [] });
-    if (reason) await passApprovalGate(deps, task, { reason, action: { query: task.query } });
+    // Without a plan (and without tools) only the task's own request for approval counts: the same on every replay.
+    const need = approvalNeed(deps, task, { complexityScore: null, offeredTools: [] });
+    if (need) await passApprovalGate(deps, task, { ...need, action: { query: task.query } });
     return runSimpleWorkflow(deps, task);
   }
   const planned = await planTask(deps, task, mode);
-  const plan = planned.approvalReason ? await approvedPlan(deps, task, planned.plan, planned.approvalReason) : planned.plan;
+  const plan = planned.approvalNeed ? await approvedPlan(deps, task, planned.plan, planned.approvalNeed) : planned.plan;
   if (mode === 'supervisor') return runSupervisorWorkflow(deps, task, plan);
   if (mode === 'auto' && isSimplePlan(plan)) return { ...await runSimpleWorkflow(deps, task), complexityScore: plan.complexityScore };
   return runDagWorkflow(deps, task, plan, mode === 'auto' ? 'standard' : mode);
 }
 
-/** The plan, announced, and whether it needs approval: decided in the announcing step, so replays agree. */
-async function planTask(deps: Deps, task: TaskSnapshot, mode: string): Promise<{ plan: TaskPlan; approvalReason: string | undefined }> {
+/**
+ * The plan, announced, and whether it needs approval, judged by the tools its agents are offered (every agent of
+ * a plan gets the task's role's tools): decided in the announcing step, so replays agree.
+ */
+async function planTask(deps: Deps, task: TaskSnapshot, mode: string): Promise<{ plan: TaskPlan; approvalNeed: ApprovalNeed | undefined }> {
   const plan = task.settings.roleAssigned && mode === 'auto'
     ? await assignRole(deps, task)
     : await decompose(deps, task, mode === 'auto' ? undefined : mode as PlanningHint);
   await checkpoint(deps, task, 'post_decomposition');
-  const reason = await runTaskStep(deps, 'announce-plan', async () => {
+  const need = await runTaskStep(deps, 'announce-plan', async (): Promise<ApprovalNeed | string | null> => {
     await appendEvents(deps, task.id, 'workflow', [{
       type: 'PROGRESS', agentId: 'orchestrator', message: `Planned ${plan.subtasks.length} ${plan.subtasks.length === 1 ? 'subtask' : 'subtasks'}`,
       payload: { stage: 'planned', ...planPayload(plan) }, dedupeKey: 'plan',
     }]);
-    return approvalReason(deps, task, {
-      complexityScore: plan.complexityScore,
-      suggestedTools: plan.subtasks.flatMap((subtask) => subtask.suggestedTools),
-      offeredTools: availableToolNames(deps.tools, task.tenantId, task.settings.role),
-    }) ?? null;
+    return approvalNeed(deps, task, { complexityScore: plan.complexityScore, offeredTools: availableToolNames(deps.tools, task.tenantId, task.settings.role) }) ?? null;
   });
-  return { plan, approvalReason: reason ?? undefined };
+  return { plan, approvalNeed: recordedApprovalNeed(need) };
 }
 
 /** A client-chosen role skips decomposition: one subtask, run by an agent with the role's tools. */
@@ -75,8 +75,8 @@ async function assignRole(deps: Deps, task: TaskSnapshot): Promise<TaskPlan> {
 }
 
 /** The approval gate (reference §3.2): an approver may hand back a modified plan, which runs when it is a valid plan. */
-async function approvedPlan(deps: Deps, task: TaskSnapshot, plan: TaskPlan, reason: string): Promise<TaskPlan> {
-  const { modifiedAction } = await passApprovalGate(deps, task, { reason, action: planPayload(plan) });
+async function approvedPlan(deps: Deps, task: TaskSnapshot, plan: TaskPlan, need: ApprovalNeed): Promise<TaskPlan> {
+  const { modifiedAction } = await passApprovalGate(deps, task, { ...need, action: planPayload(plan) });
   if (modifiedAction === undefined) return plan;
   const modified = parseDecomposition(modifiedAction);
   return typeof modified === 'string' ? plan : modified;

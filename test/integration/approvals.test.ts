@@ -5,6 +5,7 @@ import { describe, it, before, test } from 'node:test';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
 import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
+const DEVELOPMENT_USER = '00000000-0000-0000-0000-000000000002';
 const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 
 /** A simple task (no planning before the gate) unless `mode` says otherwise (null: the default mode). */
@@ -55,9 +56,9 @@ describe('approvals', () => {
     const item = listed.body.approvals.find((approval: any) => approval.approval_id === approvalId);
     assert.ok(item, 'the pending approval is listed');
     assert.deepEqual({ ...item, created_at: undefined, expires_at: undefined }, {
-      approval_id: approvalId, workflow_id: taskId, status: 'pending', reason: requested.payload.reason,
-      action: requested.payload.action, modified_action: null, feedback: null, decided_by: null,
-      created_at: undefined, expires_at: undefined, decided_at: null,
+      approval_id: approvalId, workflow_id: taskId, requested_by: DEVELOPMENT_USER, status: 'pending', reason: requested.payload.reason,
+      action: requested.payload.action, tools: [], needs_other_approver: false, modified_action: null, feedback: null, decided_by: null,
+      approved_by_note: null, created_at: undefined, expires_at: undefined, decided_at: null,
     });
     assert.ok(listed.body.total >= 1);
 
@@ -68,7 +69,7 @@ describe('approvals', () => {
     assert.equal(task.status, 'TASK_STATUS_COMPLETED');
     const history = await events(gateway(), taskId);
     const decision = history.find((event) => event.type === 'APPROVAL_DECISION')!;
-    assert.deepEqual(decision.payload, { approval_id: approvalId, approved: true, feedback: 'go ahead', decided_by: '00000000-0000-0000-0000-000000000002' });
+    assert.deepEqual(decision.payload, { approval_id: approvalId, approved: true, feedback: 'go ahead', decided_by: DEVELOPMENT_USER, approved_by_note: null });
     const types = history.map((event) => event.type);
     assert.ok(types.indexOf('APPROVAL_REQUESTED') < types.indexOf('APPROVAL_DECISION'));
     assert.ok(types.indexOf('APPROVAL_DECISION') < types.indexOf('WORKFLOW_COMPLETED'));
@@ -83,7 +84,7 @@ describe('approvals', () => {
     assert.ok(!pending.body.approvals.some((approval: any) => approval.approval_id === approvalId), 'pending is the default filter');
   });
 
-  it('a denied approval fails the task with the feedback', async () => {
+  it('a denied approval fails the task with the feedback; the decider is the caller, what they sent as approved_by a note', async () => {
     const taskId = await submitNeedingApproval(gateway());
     const approvalId = await waitForParkedApproval(gateway(), taskId);
     const decided = await decide(gateway(), taskId, approvalId, { approved: false, feedback: 'too risky', approved_by: 'security-team', run_id: 'run-7' });
@@ -93,12 +94,14 @@ describe('approvals', () => {
     assert.equal(task.status, 'TASK_STATUS_FAILED');
     assert.equal(task.error, 'approval denied: too risky');
     const decision = (await events(gateway(), taskId)).find((event) => event.type === 'APPROVAL_DECISION')!;
-    assert.deepEqual(decision.payload, { approval_id: approvalId, approved: false, feedback: 'too risky', decided_by: 'security-team' });
+    assert.deepEqual(decision.payload, { approval_id: approvalId, approved: false, feedback: 'too risky', decided_by: DEVELOPMENT_USER, approved_by_note: 'security-team' });
+    const { rows: [stored] } = await gateway().sql.query('select decided_by, approved_by_note from approvals where id = $1', [approvalId]);
+    assert.deepEqual(stored, { decided_by: DEVELOPMENT_USER, approved_by_note: 'security-team' });
     const { rows } = await gateway().sql.query(`select count(*)::int as count from usage_records where task_id = $1`, [taskId]);
     assert.equal(rows[0].count, 0, 'no model was called for a denied simple task');
   });
 
-  it('bad decisions answer 400, unknown ones 404, a second decision 409; the approval stays as it was', async () => {
+  it('bad decisions answer 400, unknown or mismatched ids the same 404, a second decision 409; the approval stays as it was', async () => {
     const taskId = await submitNeedingApproval(gateway());
     const approvalId = await waitForParkedApproval(gateway(), taskId);
     const bad: Array<[unknown, RegExp]> = [
@@ -123,12 +126,13 @@ describe('approvals', () => {
 
     const otherTask = await submitNeedingApproval(gateway());
     const otherApproval = await waitForParkedApproval(gateway(), otherTask);
+    const notFound = [404, { error: 'Approval not found' }];
     const mismatched = await decide(gateway(), taskId, otherApproval, { approved: true });
-    assert.equal(mismatched.status, 400);
-    assert.match(mismatched.body.error, /does not belong to workflow/);
-    assert.equal((await decide(gateway(), randomUUID(), approvalId, { approved: true })).status, 404);
+    assert.deepEqual([mismatched.status, mismatched.body], notFound, 'an approval of another task is not one of this task\'s');
+    const unknownTask = await decide(gateway(), randomUUID(), approvalId, { approved: true });
+    assert.deepEqual([unknownTask.status, unknownTask.body], notFound);
     const unknownApproval = await decide(gateway(), taskId, randomUUID(), { approved: true });
-    assert.deepEqual([unknownApproval.status, unknownApproval.body], [404, { error: 'Approval not found' }]);
+    assert.deepEqual([unknownApproval.status, unknownApproval.body], notFound);
     assert.equal(await approvalStatus(gateway(), approvalId), 'pending');
 
     assert.equal((await decide(gateway(), taskId, approvalId, { approved: true })).status, 200);
@@ -164,36 +168,62 @@ describe('approvals', () => {
   });
 });
 
-describe('approvals belong to the task owner', () => {
+describe('who sees and decides approvals', () => {
   const gateway = useGateway({ env: authEnv });
   let alice: Account;
   let carol: Account;
+  let frank: Account;
+  let dave: Account;
   let bob: Account;
 
   before(async () => {
     alice = await registerAccount(gateway(), 'alice');
     carol = await addMember(gateway(), alice, 'carol');
+    frank = await addMember(gateway(), alice, 'frank');
+    dave = await addMember(gateway(), alice, 'dave', 'admin');
     bob = await registerAccount(gateway(), 'bob');
   });
 
-  it('another member of the tenant gets 403, another tenant 404, no credential 401; only the owner lists and decides', async () => {
-    const taskId = await submitNeedingApproval(gateway(), withKey(alice));
+  it('another member and another tenant get the 404 of an unknown id, no credential 401; the requester decides what they asked for', async () => {
+    const taskId = await submitNeedingApproval(gateway(), withKey(carol));
     const approvalId = await waitForParkedApproval(gateway(), taskId);
-    const byCarol = await decide(gateway(), taskId, approvalId, { approved: true }, withKey(carol));
-    assert.deepEqual([byCarol.status, byCarol.body], [403, { error: 'Forbidden: not the task owner' }]);
-    const byBob = await decide(gateway(), taskId, approvalId, { approved: true }, withKey(bob));
-    assert.deepEqual([byBob.status, byBob.body], [404, { error: 'Task not found' }]);
+    for (const intruder of [frank, bob]) {
+      const foreign = await decide(gateway(), taskId, approvalId, { approved: true }, withKey(intruder));
+      const unknown = await decide(gateway(), taskId, randomUUID(), { approved: true }, withKey(intruder));
+      assert.deepEqual([foreign.status, foreign.body], [404, { error: 'Approval not found' }]);
+      assert.deepEqual([unknown.status, unknown.body], [foreign.status, foreign.body], 'no existence oracle');
+    }
     assert.equal((await decide(gateway(), taskId, approvalId, { approved: true })).status, 401);
-    assert.equal(await approvalStatus(gateway(), approvalId), 'pending', 'nobody but the owner decided');
-    for (const intruder of [carol, bob]) {
+    assert.equal(await approvalStatus(gateway(), approvalId), 'pending', 'nobody decided');
+    for (const intruder of [frank, bob]) {
       const listed = await gateway().request('GET', '/api/v1/approvals?status=all', undefined, withKey(intruder));
       assert.deepEqual([listed.status, listed.body.approvals, listed.body.total], [200, [], 0]);
     }
-    const own = await gateway().request('GET', '/api/v1/approvals', undefined, withKey(alice));
+    const own = await gateway().request('GET', '/api/v1/approvals', undefined, withKey(carol));
     assert.deepEqual(own.body.approvals.map((approval: any) => approval.approval_id), [approvalId]);
 
-    assert.equal((await decide(gateway(), taskId, approvalId, { approved: true }, withKey(alice))).status, 200);
-    assert.equal((await waitForTask(gateway(), taskId, 20_000, withKey(alice))).status, 'TASK_STATUS_COMPLETED');
+    const decided = await decide(gateway(), taskId, approvalId, { approved: true }, withKey(carol));
+    assert.equal(decided.status, 200, 'an approval the task asked for itself guards no dangerous tool: its requester may give it');
+    assert.equal((await waitForTask(gateway(), taskId, 20_000, withKey(carol))).status, 'TASK_STATUS_COMPLETED');
+  });
+
+  it('an admin sees the tenant\'s approvals, not another tenant\'s, and decides them as themselves', async () => {
+    const taskId = await submitNeedingApproval(gateway(), withKey(carol));
+    const approvalId = await waitForParkedApproval(gateway(), taskId);
+    const elsewhere = await submitNeedingApproval(gateway(), withKey(bob));
+    const elsewhereApproval = await waitForParkedApproval(gateway(), elsewhere);
+    const listed = await gateway().request('GET', '/api/v1/approvals', undefined, withKey(dave));
+    assert.deepEqual(listed.body.approvals.map((approval: any) => [approval.approval_id, approval.requested_by]), [[approvalId, carol.userId]]);
+    const foreign = await decide(gateway(), elsewhere, elsewhereApproval, { approved: true }, withKey(dave));
+    assert.deepEqual([foreign.status, foreign.body], [404, { error: 'Approval not found' }]);
+
+    const decided = await decide(gateway(), taskId, approvalId, { approved: false, feedback: 'not now' }, withKey(dave));
+    assert.equal(decided.status, 200, decided.text);
+    const task = await waitForTask(gateway(), taskId, 20_000, withKey(carol));
+    assert.deepEqual([task.status, task.error], ['TASK_STATUS_FAILED', 'approval denied: not now']);
+    const { rows: [stored] } = await gateway().sql.query('select decided_by from approvals where id = $1', [approvalId]);
+    assert.equal(stored.decided_by, dave.userId);
+    assert.equal((await decide(gateway(), elsewhere, elsewhereApproval, { approved: true }, withKey(bob))).status, 200);
   });
 
   it('lists newest first, a page at a time', async () => {

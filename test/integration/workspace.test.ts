@@ -7,7 +7,7 @@ import { createToolRegistry } from '../../src/tools/create-registry.ts';
 import { FILE_TOOLS } from '../../src/tools/files/file-tools.ts';
 import { writeWorkspaceFile } from '../../src/tools/files/workspace-store.ts';
 import type { ToolContext } from '../../src/tools/registry.ts';
-import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { addMember, registerAccount, withDangerousToolsKey, withKey, type Account } from '../helpers/accounts.ts';
 import { startGateway, useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 type Observation = { tool: string; output?: any; error?: string };
@@ -69,7 +69,8 @@ describe('the session workspace', () => {
   let carol: Account;
 
   before(async () => {
-    alice = await registerAccount(gateway(), 'alice');
+    // Her tasks choose the developer role, whose file tools are dangerous: her key has the scope that needs.
+    alice = await withDangerousToolsKey(gateway(), await registerAccount(gateway(), 'alice'));
     bob = await registerAccount(gateway(), 'bob');
     carol = await addMember(gateway(), alice, 'carol');
   });

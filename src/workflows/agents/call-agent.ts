@@ -4,6 +4,7 @@ import { openEventWriter, type EventWriter } from '../../events/event-writer.ts'
 import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { allowForToolApprovalWaits } from '../runtime/tool-approval.ts';
 import { estimateTokens, recoveryEvent, streamReservedCall, thresholdEvents, type ModelCall } from './model-call.ts';
 import { reserveTokensWithin, settleTokensWithin, type BudgetState } from './token-budget.ts';
 import type { AgentTools } from './tool-loop.ts';
@@ -76,10 +77,14 @@ export async function completeAgent(deps: Deps, task: TaskSnapshot, completion: 
 export const agentCompletedEventOf = (stepKey: string, answer: AgentAnswer): NewTaskEvent =>
   ({ ...agentCompletedEvent(answer.agentId, answer), dedupeKey: `${stepKey}:completed` });
 
-/** The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a budget is spent). */
+/**
+ * The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a
+ * budget is spent). It reads the task row, and with it the time spent waiting for tool-call approvals.
+ */
 export async function reserveWithOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, callKey: string) {
   const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
-  const reservation = await changeTask(deps, task.id, 'workflow', async (transaction) => {
+  const reservation = await changeTask(deps, task.id, 'workflow', async (transaction, row) => {
+    allowForToolApprovalWaits(task, row.approval_wait_ms);
     const granted = await reserveTokensWithin(transaction, deps.config, task, callKey, estimatedInput, maxOutputTokensOf(call));
     const events = granted.granted
       ? keyedEvents(openingEvents(call), stepKey)

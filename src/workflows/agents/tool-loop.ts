@@ -6,7 +6,9 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { type ModelTextResult, type ModelToolSpec, type RequestedToolCall, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
 import { appendEvents, changeTask } from '../../task-state/change-task.ts';
+import { toolNeedsApproval } from '../runtime/approval-need.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { gateToolCall } from '../runtime/tool-approval.ts';
 import {
   AGENT_TOOL_LIMITS, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
   type CallRecord, type ToolLoopLimits, type ToolUse,
@@ -51,12 +53,13 @@ type TurnEnd = AgentOutcome | { maxOutputTokens: number };
 
 /**
  * An agent with tools (reference §1.8), inside the caller's durable step: the model answers or asks for tool
- * calls, which run (or are refused) and go back to it, until it answers or a limit ends the loop; then one
- * last turn without tools asks for the answer. Commits: the opening (first reservation and events) and the
- * completion as for a single call; per executed tool call one commit before it runs (TOOL_INVOKED, with the
- * row and TOOL_OBSERVATION of the call before it); per turn with tool calls one commit closing it (the last
- * call's row and observation, the turn's usage, the next turn's reservation). Everything is keyed by
- * `stepKey`, so a re-run of the step records nothing twice and replays finished tool calls from their rows.
+ * calls, which run (or are refused, or wait for an approval: runtime/tool-approval.ts) and go back to it, until
+ * it answers or a limit ends the loop; then one last turn without tools asks for the answer. Commits: the
+ * opening (first reservation and events) and the completion as for a single call; per executed tool call one
+ * commit before it runs (TOOL_INVOKED, with the row and TOOL_OBSERVATION of the call before it); per turn with
+ * tool calls one commit closing it (the last call's row and observation, the turn's usage, the next turn's
+ * reservation). Everything is keyed by `stepKey`, so a re-run of the step records nothing twice and replays
+ * finished tool calls from their rows.
  * When a budget runs out between turns, the agent answers with what it has said so far, or, having said
  * nothing, reports the budget exhausted as a single call does.
  */
@@ -177,11 +180,7 @@ async function runRequestedCalls(
     let record: CallRecord;
     if (refusal) record = refuseCall(deps, use, request, key, refusal);
     else if (use.stopped !== undefined) record = skipCall(request, use.stopped);
-    else {
-      await commitWrites(deps, task, pending, [invokedEvent(use, request, key)]);
-      pending = { events: [], rows: [] };
-      record = await runCall(deps, task, use, request, key, cancel);
-    }
+    else ({ record, pending } = await runAllowedCall(deps, task, use, request, key, pending, cancel));
     pending.events.push(...record.events);
     if (record.row) pending.rows.push(record.row);
     parts.push(record.part);
@@ -191,6 +190,24 @@ async function runRequestedCalls(
     ?? (loop.toolTurns >= use.limits.iterations ? `the limit of ${use.limits.iterations} model turns with tool calls is reached` : undefined);
   loop.messages.push(assistantTurn(result, requested), { role: 'tool', content: parts });
   return pending;
+}
+
+/**
+ * Runs an allowed call, committing what is pending with its TOOL_INVOKED first. A call to a tool that needs
+ * approval passes the gate before anything of it runs (runtime/tool-approval.ts), with the turn's earlier calls
+ * committed: a park there ends the step, and its re-run replays them from their rows. Denied, it is refused.
+ */
+async function runAllowedCall(
+  deps: Deps, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string, pending: PendingWrites, cancel: AbortSignal,
+): Promise<{ record: CallRecord; pending: PendingWrites }> {
+  if (toolNeedsApproval(deps, request.toolName)) {
+    await commitWrites(deps, task, pending, []);
+    pending = { events: [], rows: [] };
+    const { refusal } = await gateToolCall(deps, task, { agentId: use.agentId, tool: request.toolName, input: request.input, callKey: key });
+    if (refusal) return { record: refuseCall(deps, use, request, key, refusal), pending };
+  }
+  await commitWrites(deps, task, pending, [invokedEvent(use, request, key)]);
+  return { record: await runCall(deps, task, use, request, key, cancel), pending: { events: [], rows: [] } };
 }
 
 function assistantTurn(result: ModelTextResult, requested: RequestedToolCall[]): AssistantModelMessage {
@@ -203,6 +220,7 @@ function assistantTurn(result: ModelTextResult, requested: RequestedToolCall[]):
 async function commitWrites(deps: Deps, task: TaskSnapshot, pending: PendingWrites, more: NewTaskEvent[]): Promise<void> {
   const events = [...pending.events, ...more];
   if (pending.rows.length === 0) {
+    if (events.length === 0) return;
     await appendEvents(deps, task.id, 'workflow', events);
     return;
   }

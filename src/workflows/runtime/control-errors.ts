@@ -62,10 +62,11 @@ export class BudgetExhaustedError extends Error {
 }
 
 /**
- * Errors that end the whole task wherever they arise: cancellation, the deadline, a budget it may not wait
- * on. A part that turns its own failures into a partial result (an agent of a plan, a template node, the
- * history summary) lets these through.
+ * Errors that end the whole task's run wherever they arise: cancellation, the deadline, a budget it may not wait
+ * on, and a park (an agent's tool call waits for an approval, runtime/tool-approval.ts). A part that turns its
+ * own failures into a partial result (an agent of a plan, a template node, the history summary) lets these through.
  */
 export function endsTheTask(error: unknown): boolean {
-  return TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error);
+  return TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error)
+    || TaskParkedError.isInstance(error);
 }

@@ -1,6 +1,8 @@
 import type { Deps } from '../../../deps.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
 import { withCancelWatch } from '../../agents/model-call.ts';
+import { passApprovalGate } from '../../runtime/approval-gate.ts';
+import { approvalNeed, type ApprovalNeed } from '../../runtime/approval-need.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
@@ -14,12 +16,14 @@ export const TEMPLATE_MODE = 'template';
 
 /**
  * The template workflow (reference §1.3 step 4): the template's fixed DAG of nodes instead of a plan made by
- * a model. Nodes run in dependency order, each a durable step of its own, independent ones in parallel;
- * the output node's result is the answer. A node that fails fails the task, naming the node.
+ * a model. It passes the approval gate as a plan does, its tool nodes judged as agents' tools. Nodes run in
+ * dependency order, each a durable step of its own, independent ones in parallel; the output node's result is
+ * the answer. A node that fails fails the task, naming the node.
  */
 export async function runTemplateWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   // The template is recorded by this step: a replay runs the nodes it started with, even if the files changed.
-  const template = await runTaskStep(deps, 'start-template', () => startTemplate(deps, task));
+  const { template, approvalNeed } = startedTemplate(await runTaskStep(deps, 'start-template', () => startTemplate(deps, task)));
+  if (approvalNeed) await passApprovalGate(deps, task, { ...approvalNeed, action: { template: template.name, version: template.version, query: task.query } });
   await checkpoint(deps, task, 'pre_execution');
   const results = await withCancelWatch(deps, task.id, (cancel) => runInDependencyOrder<TemplateNode, NodeResult>(deps, {
     order: orderByDependencies(template.nodes).ordered,
@@ -36,11 +40,21 @@ export async function runTemplateWorkflow(deps: Deps, task: TaskSnapshot): Promi
   };
 }
 
+interface StartedTemplate {
+  template: WorkflowTemplate;
+  /** Whether it waits for a human first, judged by the tools its nodes run (as a plan by its agents' tools). */
+  approvalNeed: ApprovalNeed | null;
+}
+
+/** A workflow started before issue 25 recorded the template alone, and no approval. */
+const startedTemplate = (recorded: StartedTemplate | WorkflowTemplate): StartedTemplate =>
+  ('nodes' in recorded ? { template: recorded, approvalNeed: null } : recorded);
+
 /**
  * Finds the template the task names and announces it. Submission checked both; the files may have changed
  * since (a restart with other templates), so a template gone, or one that now needs a model, fails the task.
  */
-async function startTemplate(deps: Deps, task: TaskSnapshot): Promise<WorkflowTemplate> {
+async function startTemplate(deps: Deps, task: TaskSnapshot): Promise<StartedTemplate> {
   const { name, version } = task.settings.template!;
   const template = deps.templates.find(name, version);
   if (!template) throw new Error(version === undefined ? `template ${name} not found` : `template ${name} version ${version} not found`);
@@ -57,7 +71,8 @@ async function startTemplate(deps: Deps, task: TaskSnapshot): Promise<WorkflowTe
     },
     dedupeKey: 'template-started',
   }]);
-  return template;
+  const toolNodes = template.nodes.flatMap((node) => (node.kind === 'tool' ? [node.tool] : []));
+  return { template, approvalNeed: approvalNeed(deps, task, { complexityScore: null, offeredTools: toolNodes }) ?? null };
 }
 
 /** A node that failed itself, not one skipped because a node it depends on failed. */

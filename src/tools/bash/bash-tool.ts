@@ -1,16 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ToolContext, ToolDefinition } from './registry.ts';
+import type { ToolContext, ToolDefinition } from '../registry.ts';
+import { sandboxedBash } from './sandbox.ts';
 
 export const BASH_DISABLED_MESSAGE = 'bash is disabled on this server (set TOOLS_BASH_ENABLED=1 to enable it)';
 export const OUTPUT_LIMIT_BYTES = 64 * 1024;
 const MAX_COMMAND_LENGTH = 10_000;
-/** Not the server's PATH: that may lead into the server's own tree (node_modules/.bin). */
-const COMMAND_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** A process that left the group but still holds our pipes is not waited for longer than this. */
 const PIPE_DRAIN_MS = 1000;
 
@@ -23,7 +20,7 @@ export interface BashResult {
 
 export const bashTool: ToolDefinition = {
   name: 'bash',
-  description: 'Runs a bash command in a fresh empty directory that is removed afterwards, with a time limit. '
+  description: 'Runs a bash command in an isolated sandbox with no network, in a fresh empty directory, with a time limit. '
     + `Returns exit_code, stdout and stderr (each cut at ${OUTPUT_LIMIT_BYTES / 1024} kB) and whether it timed out. `
     + 'Nothing persists between calls.',
   parameters: {
@@ -41,51 +38,38 @@ export const bashTool: ToolDefinition = {
 };
 
 /**
- * Runs the command in a throw-away directory, as this server's user: the directory, the minimal environment
- * (no server secrets), the time limit and the output caps bound what a call sees and costs; they are not a
- * sandbox, hence the tool is dangerous and off by default.
+ * Runs the command in a bubblewrap sandbox (sandbox.ts) that sees nothing of the server, with the time limit,
+ * the output caps and the task's cancel. Still dangerous (it runs whatever the model writes), hence off by
+ * default, and each task offered it waits for an approval from someone other than its requester.
  */
 export async function runBash(command: string, context: Pick<ToolContext, 'config' | 'signal'>): Promise<BashResult> {
   if (!context.config.bash.enabled) throw new Error(BASH_DISABLED_MESSAGE);
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'agentgate-bash-'));
-  try {
-    return await runInDirectory(command, directory, context.config.bash.timeoutMs, context.signal);
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
-}
-
-async function runInDirectory(command: string, directory: string, timeoutMs: number, signal: AbortSignal): Promise<BashResult> {
-  signal.throwIfAborted();
-  const child = spawn('/bin/bash', ['-c', command], {
-    cwd: directory,
-    env: { PATH: COMMAND_PATH, HOME: directory, LANG: 'C.UTF-8' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that a timeout or a cancel kills what it started too.
-    detached: true,
-  });
+  context.signal.throwIfAborted();
+  const sandboxed = sandboxedBash(context.config.bash, command);
+  const child = spawn(sandboxed.file, sandboxed.args, sandboxed.options);
   const stdout = collectCapped(child.stdout!);
   const stderr = collectCapped(child.stderr!);
   const closed = once(child, 'close').catch(() => undefined);
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; killGroup(child); }, timeoutMs);
+  const timer = setTimeout(() => { timedOut = true; killGroup(child); }, context.config.bash.timeoutMs);
   const onAbort = () => killGroup(child);
-  signal.addEventListener('abort', onAbort, { once: true });
+  context.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const [code, killedBy] = await once(child, 'exit') as [number | null, NodeJS.Signals | null];
     // Whatever it left running in the background goes with it.
     killGroup(child);
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, PIPE_DRAIN_MS).unref())]);
-    signal.throwIfAborted();
+    context.signal.throwIfAborted();
     return { exit_code: code ?? 128 + os.constants.signals[killedBy!], stdout: stdout.text(), stderr: stderr.text(), timed_out: timedOut };
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+    context.signal.removeEventListener('abort', onAbort);
     child.stdout!.destroy();
     child.stderr!.destroy();
   }
 }
 
+/** bwrap leads its process group; killed, it takes the sandbox with it (--die-with-parent, and its pid namespace ends). */
 function killGroup(child: ChildProcess): void {
   try {
     process.kill(-child.pid!, 'SIGKILL');

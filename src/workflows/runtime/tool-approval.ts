@@ -1,0 +1,64 @@
+import type { Db } from '../../db/database.ts';
+import type { Deps } from '../../deps.ts';
+import { toolNeedsApproval } from './approval-need.ts';
+import { announceDecision, findAnnouncedApproval, parkForApproval, readApproval, requestApproval, type ApprovalTicket } from './approval-records.ts';
+import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
+import type { TaskSnapshot } from './task-snapshot.ts';
+
+export interface GatedToolCall {
+  agentId: string;
+  tool: string;
+  input: unknown;
+  /** The call's key in its agent's loop (`<stepKey>:c<n>`): stable when the agent's step runs again. */
+  callKey: string;
+}
+
+/**
+ * The tool loop's gate (issue 25, scope 5), inside the agent's durable step, before anything of the call runs.
+ * A call to a tool that needs approval runs once an approval of the task names that tool; the plan's approval
+ * names every such tool the agents are offered, so this asks only for what it did not cover (approvals turned
+ * on while the task ran, a tool that joined the registry since, an approval given before approvals named
+ * tools). Such a call asks for an approval of its own and the task parks at the agent's step; the decision
+ * rewinds the workflow to that step, and its re-run comes back here and reads the decision. Denied (or
+ * expired): the call is refused with the reason, and the agent goes on without it.
+ */
+export async function gateToolCall(deps: Deps, task: TaskSnapshot, call: GatedToolCall): Promise<{ refusal?: string }> {
+  if (!toolNeedsApproval(deps, call.tool)) return {};
+  const dedupeKey = `approval-requested:${call.callKey}`;
+  const own = await findAnnouncedApproval(deps.db, task.id, dedupeKey);
+  if (!own && await isToolApproved(deps.db, task.id, call.tool)) return {};
+  const reason = `agent ${call.agentId} calls ${call.tool}, which no approval of this task covers`;
+  const ticket = own ?? await requestApproval(deps, task, {
+    reason, action: { tool: call.tool, args: call.input ?? null }, tools: [call.tool], needsOtherApprover: true, callKey: call.callKey,
+  }, dedupeKey);
+  return awaitCallDecision(deps, task, ticket, reason);
+}
+
+async function awaitCallDecision(deps: Deps, task: TaskSnapshot, ticket: ApprovalTicket, reason: string): Promise<{ refusal?: string }> {
+  for (;;) {
+    const state = await readApproval(deps.db, ticket.approvalId);
+    if (state.cancelRequested) throw new TaskCancelledError('approval');
+    if (state.status !== 'pending') {
+      await announceDecision(deps, task.id, ticket.approvalId, state);
+      return state.status === 'approved' ? {} : { refusal: `approval denied: ${state.feedback || reason}` };
+    }
+    if (await parkForApproval(deps, task.id, ticket.approvalId)) throw new TaskParkedError('approval');
+  }
+}
+
+async function isToolApproved(db: Db, taskId: string, tool: string): Promise<boolean> {
+  const row = await db.selectFrom('approvals').select('id')
+    .where('task_id', '=', taskId).where('status', '=', 'approved').where((eb) => eb(eb.val(tool), '=', eb.fn.any('tools')))
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The time the task's agents waited for such approvals does not count against its deadline. It is read from the
+ * task row by every agent's opening commit, so an agent that starts after a crash allows for it too.
+ */
+export function allowForToolApprovalWaits(task: TaskSnapshot, approvalWaitMs: string | number): void {
+  const waited = Number(approvalWaitMs);
+  task.deadlineMs += waited - (task.toolApprovalWaitMs ?? 0);
+  task.toolApprovalWaitMs = waited;
+}
