@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { BUILT_IN_TOOLS } from '../../../src/tools/built-ins.ts';
 import { createToolRegistry } from '../../../src/tools/create-registry.ts';
 import { pythonExecutorTool } from '../../../src/tools/python/python-executor.ts';
-import type { PythonRun } from '../../../src/tools/python/run-python.ts';
+import type { PythonRun } from '../../../src/tools/python/sandbox-protocol.ts';
 import { offlineToolContext } from '../../helpers/tool-context.ts';
 
 // Every call loads Pyodide on a worker thread (the warm spare hides it only between calls far enough apart):
