@@ -23,3 +23,20 @@ export async function residentMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) / 1024;
 }
+
+/** The nice value of each thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+export async function threadNiceValues(pid: number): Promise<number[]> {
+  const threads = await readdir(`/proc/${pid}/task`).catch(() => []);
+  const stats = await Promise.all(threads.map((tid) => readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '')));
+  return stats.filter(Boolean).map((stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+}
+
+/** The names of the environment variables a process started with. */
+export async function environmentNamesOf(pid: number): Promise<string[]> {
+  const environment = await readFile(`/proc/${pid}/environ`, 'utf8');
+  return environment.split('\0').filter(Boolean).map((entry) => entry.slice(0, entry.indexOf('=')));
+}
+
+export async function oomScoreAdjustmentOf(pid: number): Promise<number> {
+  return Number(await readFile(`/proc/${pid}/oom_score_adj`, 'utf8'));
+}
