@@ -71,28 +71,40 @@ async function sandboxProcesses(gateway: Gateway): Promise<number[]> {
   return children.filter((_pid, index) => commandLines[index].includes('sandbox-host.ts'));
 }
 
-/** Samples the gateway's resident memory and its sandbox processes every 100 ms until stopped; the peaks. */
+/**
+ * Every 100 ms until stopped: the gateway's resident memory, its sandbox processes, and how long /health takes
+ * to answer (the event loop is the gateway's, whatever its sandboxes do).
+ */
 function watchGateway(gateway: Gateway) {
   const peaks = { rssMb: 0, sandboxes: 0 };
+  const healthMs: number[] = [];
   let watching = true;
   const done = (async () => {
     while (watching && gateway.isRunning()) {
       peaks.rssMb = Math.max(peaks.rssMb, await residentMb(gateway.pid()).catch(() => 0));
       peaks.sandboxes = Math.max(peaks.sandboxes, (await sandboxProcesses(gateway)).length);
+      const startedAt = performance.now();
+      assert.equal((await gateway.request('GET', '/health')).status, 200);
+      healthMs.push(performance.now() - startedAt);
       await sleep(100);
     }
   })();
-  return { peaks, stop: async () => { watching = false; await done; return peaks; } };
+  return {
+    stop: async () => {
+      watching = false;
+      await done;
+      return { ...peaks, healthMs: healthMs.toSorted((left, right) => left - right) };
+    },
+  };
 }
+
+const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
 
 async function sandboxGauge(gateway: Gateway, name: string, labels: Record<string, string> = {}): Promise<number> {
   return sampleValue(await scrapeMetrics(gateway.url), name, labels);
 }
 
-/**
- * A loaded spare waits in the pool. Loading takes seconds (many more on a machine shared with other test runs,
- * as the sandboxes yield the CPU); a call that finds no spare waits for one load, whoever else is running.
- */
+/** Waits until a loaded spare waits in the pool (loading takes seconds: many more on a machine shared with other test runs). */
 async function spareReady(gateway: Gateway): Promise<void> {
   await waitFor('a loaded spare sandbox', async () =>
     (await sandboxGauge(gateway, 'agentgate_python_sandboxes', { state: 'spare_ready' })) > 0 || undefined, 90_000);
@@ -126,23 +138,38 @@ describe('Python sandboxes: a bounded, fair resource', () => {
     // The first call of a process loads the interpreter, then the spares load: paid here, before anything is measured.
     await timeTrivialTask(gateway(), quiet);
     await spareReady(gateway());
+    const alone = await timeTrivialTask(gateway(), quiet);
+    const rssBeforeMb = await residentMb(gateway().pid());
+    await spareReady(gateway());
     const watch = watchGateway(gateway());
     const taskIds = await Promise.all(Array.from({ length: 16 }, () => submitPython(gateway(), hungry, HUNGRY_PROGRAM)));
     await waitFor('the hungry programs to run', async () => (await invokedCount(gateway(), taskIds)) >= 2 || undefined, 30_000);
     await sleep(2000);
 
+    // A spare loads in seconds (far more on a machine shared with other test runs); the quiet tenant's calls
+    // find one ready, because a tenant already running a sandbox never takes the last ready spare.
     const quietTimes: Array<{ taskMs: number; toolMs: number }> = [];
     for (let round = 0; round < 3; round++) {
       await spareReady(gateway());
       quietTimes.push(await timeTrivialTask(gateway(), quiet));
     }
-    t.diagnostic(`the quiet tenant's trivial tasks took ${quietTimes.map((time) => `${Math.round(time.taskMs)} ms (its Python call ${Math.round(time.toolMs)} ms)`).join(', ')}`);
+    const describe = (time: { taskMs: number; toolMs: number }) => `${Math.round(time.taskMs)} ms (its Python call ${Math.round(time.toolMs)} ms)`;
+    t.diagnostic(`the quiet tenant's trivial task took ${describe(alone)} alone, and ${quietTimes.map(describe).join(', ')} beside the hungry tenant's programs`);
     const tasks = await Promise.all(taskIds.map((id) => waitForTask(gateway(), id, 120_000, asOwner(hungry))));
-    const peaks = await watch.stop();
-    t.diagnostic(`peak gateway RSS ${Math.round(peaks.rssMb)} MB, peak sandbox processes ${peaks.sandboxes}`);
-    for (const { taskMs } of quietTimes) assert.ok(taskMs < 2000, `a trivial task took ${Math.round(taskMs)} ms`);
-    assert.ok(peaks.rssMb < GATEWAY_RSS_BOUND_MB, `the gateway's RSS peaked at ${Math.round(peaks.rssMb)} MB`);
-    assert.ok(peaks.sandboxes <= MAX_SANDBOXES + WARM_SANDBOXES, `${peaks.sandboxes} sandbox processes at once`);
+    const watched = await watch.stop();
+    t.diagnostic(`gateway RSS ${Math.round(rssBeforeMb)} MB before, ${Math.round(watched.rssMb)} MB at most; at most ${watched.sandboxes} sandbox processes; `
+      + `/health p50 ${Math.round(percentile(watched.healthMs, 0.5))} ms, p99 ${Math.round(percentile(watched.healthMs, 0.99))} ms over ${watched.healthMs.length} checks`);
+    // The Python call is what the hungry tenant could delay: held behind its queue, it would wait for one of its
+    // programs (30 s). The task's own steps (routing, the model's turns, events) take more of its time than the
+    // call on a machine shared with other test runs, and as much alone as beside the hungry tenant (see the
+    // diagnostic), so the task as a whole only has to show it was not held up.
+    for (const { toolMs, taskMs } of quietTimes) {
+      assert.ok(toolMs < 2000, `a trivial Python call took ${Math.round(toolMs)} ms`);
+      assert.ok(taskMs < 10_000, `a trivial Python task took ${Math.round(taskMs)} ms`);
+    }
+    assert.ok(watched.rssMb < GATEWAY_RSS_BOUND_MB, `the gateway's RSS peaked at ${Math.round(watched.rssMb)} MB`);
+    assert.ok(watched.sandboxes <= MAX_SANDBOXES + WARM_SANDBOXES, `${watched.sandboxes} sandbox processes at once`);
+    assert.ok(percentile(watched.healthMs, 0.5) < 100, `the median /health took ${Math.round(percentile(watched.healthMs, 0.5))} ms`);
 
     // Each hungry program ends with what it did (its memory refused, stopped at the time limit), or, when its
     // tenant's queue kept it waiting too long, with why it did not run.

@@ -49,7 +49,9 @@ export function createSandboxPool(settings: Readonly<PythonSettings>): SandboxPo
       spare.isReady = true;
       refill();
       publishCounts();
-    }, () => removeSpare(spare));
+    }, () => {});
+    // A spare that dies (it failed to load, or the system killed it) is simply not used.
+    void spare.sandbox.exited.then(() => removeSpare(spare));
     publishCounts();
   }
 

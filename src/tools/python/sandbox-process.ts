@@ -22,6 +22,8 @@ export interface SandboxProcess {
    * the process is killed at once and the call rejects with the signal's reason.
    */
   run(program: PythonProgram, timeoutMs: number, signal: AbortSignal): Promise<PythonRun>;
+  /** Resolves once the process is gone, however it ended. */
+  exited: Promise<void>;
   /** Kills the process, if it still runs, and resolves once it is gone. */
   stop(): Promise<void>;
   /** Whether the process keeps the gateway's event loop alive: a sandbox in use does, an idle spare does not. */
@@ -51,6 +53,7 @@ export function startSandboxProcess(memoryLimitMb: number): SandboxProcess {
   ready.catch(() => stop());
   return {
     ready,
+    exited: exited.then(() => {}),
     run: (program, timeoutMs, signal) => runProgram({ child, ready, exited, stop, wasStoppedHere: () => isStoppedHere }, { program, timeoutMs }, signal),
     stop,
     hold(isHeld) {
