@@ -77,6 +77,10 @@ const EnvSchema = Type.Object({
   BWRAP_PATH: Type.Optional(Type.String({ minLength: 1 })),
   PYTHON_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   PYTHON_MEMORY_LIMIT_MB: Type.Integer({ minimum: 64, maximum: 2048, default: 512 }),
+  PYTHON_MAX_SANDBOXES: Type.Integer({ minimum: 1, maximum: 256, default: 4 }),
+  PYTHON_TENANT_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
+  PYTHON_WARM_SANDBOXES: Type.Integer({ minimum: 0, maximum: 16, default: 2 }),
+  PYTHON_QUEUE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
   TOOLS_NETWORK_ALLOW: Type.String({ default: '' }),
   TOOLS_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
   TOOLS_FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 5_242_880 }),
@@ -120,6 +124,23 @@ export interface MetricsSettings {
   /** When set, /metrics is served on a listener of its own (also in a worker process) and not on the API's. */
   port: number | undefined;
   host: string;
+}
+
+/**
+ * The python_executor sandboxes (src/tools/python/): each program runs in a sandbox process of its own, at most
+ * `maxSandboxes` at once in this process, `tenantSandboxes` of them for one tenant, beside `warmSandboxes` idle
+ * spares loaded in advance.
+ */
+export interface PythonSettings {
+  /** A program is stopped after running this long (waiting for its turn and loading do not count). */
+  timeoutMs: number;
+  /** The sandbox's WebAssembly memory, Python's heap included; beyond it Python gets a MemoryError. */
+  memoryLimitMb: number;
+  maxSandboxes: number;
+  tenantSandboxes: number;
+  warmSandboxes: number;
+  /** A call that waited this long for its turn ends with an error saying so. */
+  queueTimeoutMs: number;
 }
 
 /** Where web_search sends its queries; a vendor chosen without its key still starts, and its calls say what is missing. */
@@ -225,8 +246,7 @@ export interface Config {
    * (tools/bash/), killed at timeoutMs, each of its processes limited to memoryMb of address space.
    */
   bash: { enabled: boolean; timeoutMs: number; memoryMb: number; bwrapPath: string };
-  /** The python_executor sandbox: a program is stopped at the time limit; memoryLimitMb caps its WebAssembly memory. */
-  python: { timeoutMs: number; memoryLimitMb: number };
+  python: Readonly<PythonSettings>;
   /** The outbound network guard of every networked tool (src/tools/network/). */
   network: {
     /** Host names, `host:port`s, IP addresses and CIDR ranges opened although not public (TOOLS_NETWORK_ALLOW). */
@@ -382,7 +402,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       enabled: values.TOOLS_BASH_ENABLED === '1', timeoutMs: values.TOOLS_BASH_TIMEOUT_MS, memoryMb: values.TOOLS_BASH_MEMORY_MB,
       bwrapPath: values.BWRAP_PATH ?? '/usr/bin/bwrap',
     }),
-    python: Object.freeze({ timeoutMs: values.PYTHON_TIMEOUT_MS, memoryLimitMb: values.PYTHON_MEMORY_LIMIT_MB }),
+    python: Object.freeze({
+      timeoutMs: values.PYTHON_TIMEOUT_MS,
+      memoryLimitMb: values.PYTHON_MEMORY_LIMIT_MB,
+      maxSandboxes: values.PYTHON_MAX_SANDBOXES,
+      tenantSandboxes: Math.max(1, Math.floor(values.PYTHON_MAX_SANDBOXES * values.PYTHON_TENANT_SHARE)),
+      warmSandboxes: values.PYTHON_WARM_SANDBOXES,
+      queueTimeoutMs: values.PYTHON_QUEUE_TIMEOUT_MS,
+    }),
     network: Object.freeze({
       allow: values.TOOLS_NETWORK_ALLOW.split(',').map((entry) => entry.trim()).filter(Boolean),
       fetchTimeoutMs: values.TOOLS_FETCH_TIMEOUT_MS,

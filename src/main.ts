@@ -33,6 +33,7 @@ import { checkBashSandbox } from './tools/bash/check-sandbox.ts';
 import { logWebSearchSetup } from './tools/web-search/choose-provider.ts';
 import { startMcpServers } from './tools/mcp/mcp-servers.ts';
 import { closeBrowser } from './tools/browser/shared-browser.ts';
+import { closeSandboxPools } from './tools/python/sandbox-pool.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
@@ -171,6 +172,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     await shutdownEngine();
     await mcp.close();
     await closeBrowser();
+    await closeSandboxPools();
     await events.close();
     await connection.close();
     await tracing?.shutdown();

@@ -141,6 +141,27 @@ export const toolCallDuration = new Histogram({
   registers: [metrics],
 });
 
+/** Set by the sandbox pool (src/tools/python/sandbox-pool.ts) whenever its state changes. */
+export const pythonSandboxes = new Gauge({
+  name: 'agentgate_python_sandboxes',
+  help: 'Python sandbox processes of this process, by state: running (held by a call, loading or running its program), spare_loading, spare_ready',
+  labelNames: ['state'] as const,
+  registers: [metrics],
+});
+
+export const pythonSandboxCallsWaiting = new Gauge({
+  name: 'agentgate_python_sandbox_calls_waiting',
+  help: 'python_executor calls of this process waiting for their turn for a sandbox',
+  registers: [metrics],
+});
+
+export const pythonSandboxWait = new Histogram({
+  name: 'agentgate_python_sandbox_wait_seconds',
+  help: 'How long python_executor calls that got a sandbox waited for their turn',
+  buckets: LONG_WAIT_BUCKETS,
+  registers: [metrics],
+});
+
 export const openStreams = new Gauge({
   name: 'agentgate_streams_open',
   help: 'Streams open in this process (SSE, WebSocket, streaming chat completions), by route',

@@ -36,7 +36,7 @@ export interface Gateway {
   restart(): Promise<void>;
   /** False once the server process has exited, whatever the reason. */
   isRunning(): boolean;
-  /** The server process's id (for reading its /proc entries). */
+  /** The server process's id (of its latest start), e.g. to read its memory in /proc. */
   pid(): number;
   output(): string;
 }

@@ -1,10 +1,11 @@
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.ts';
 import { readPostmasterPid, stopPostmaster } from '../../src/db/postmaster-process.ts';
 import { freePort, type Cleanup } from './gateway.ts';
+import { childrenOf } from './processes.ts';
 
 /**
  * A Postgres server of the test's own, for tests that stop, restart, kill or freeze "the external database":
@@ -65,16 +66,4 @@ export async function startOwnPostgres(t: Cleanup): Promise<OwnPostgres> {
     async freeze() { await signalServer('SIGSTOP'); },
     async thaw() { await signalServer('SIGCONT'); },
   };
-}
-
-async function childrenOf(parent: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-    // Fields after the command name (which may hold spaces, hence the last parenthesis): state, ppid, ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[1]) === parent) children.push(Number(name));
-  }
-  return children;
 }

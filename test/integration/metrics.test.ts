@@ -71,6 +71,9 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   agentgate_background_errors_total: ['counter', ['source']],
   agentgate_database_retries_total: ['counter', ['reason']],
   agentgate_process_cpu_seconds_total: ['counter', []],
+  agentgate_python_sandboxes: ['gauge', ['state']],
+  agentgate_python_sandbox_calls_waiting: ['gauge', []],
+  agentgate_python_sandbox_wait_seconds: ['histogram', []],
 };
 
 describe('GET /metrics while tasks run', () => {

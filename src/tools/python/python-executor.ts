@@ -1,5 +1,6 @@
 import type { ToolContext, ToolDefinition } from '../registry.ts';
-import { runPython, type PythonRun } from './run-python.ts';
+import { sandboxPoolFor } from './sandbox-pool.ts';
+import type { PythonRun } from './sandbox-protocol.ts';
 import { readWorkspaceSnapshot } from './workspace-snapshot.ts';
 
 const MAX_CODE_LENGTH = 100_000;
@@ -32,7 +33,11 @@ export const pythonExecutorTool: ToolDefinition = {
 };
 
 async function executePython(input: Record<string, unknown>, context: ToolContext): Promise<PythonRun> {
-  const workspace = input.use_workspace === true ? await readWorkspaceSnapshot(context) : null;
-  const stdin = typeof input.stdin === 'string' ? input.stdin : '';
-  return runPython({ code: String(input.code), stdin, workspace }, context.config.python, context.signal);
+  const settings = context.config.python;
+  return sandboxPoolFor(settings).withSandbox(context.tenantId, context.signal, async (sandbox) => {
+    // Read once the turn has come, so that calls waiting for one hold no copies of their workspaces.
+    const workspace = input.use_workspace === true ? await readWorkspaceSnapshot(context) : null;
+    const stdin = typeof input.stdin === 'string' ? input.stdin : '';
+    return sandbox.run({ code: String(input.code), stdin, workspace }, settings.timeoutMs, context.signal);
+  });
 }

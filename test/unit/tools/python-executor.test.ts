@@ -7,7 +7,9 @@ import { loadConfig } from '../../../src/config.ts';
 import { BUILT_IN_TOOLS } from '../../../src/tools/built-ins.ts';
 import { createToolRegistry } from '../../../src/tools/create-registry.ts';
 import { pythonExecutorTool } from '../../../src/tools/python/python-executor.ts';
-import type { PythonRun } from '../../../src/tools/python/run-python.ts';
+import type { PythonRun } from '../../../src/tools/python/sandbox-protocol.ts';
+import { childrenOf, commandLineOf, environmentNamesOf, oomScoreAdjustmentOf, threadNiceValues } from '../../helpers/processes.ts';
+import { waitFor } from '../../helpers/gateway.ts';
 import { offlineToolContext } from '../../helpers/tool-context.ts';
 
 // Every call loads Pyodide on a worker thread (the warm spare hides it only between calls far enough apart):
@@ -186,5 +188,32 @@ describe('python_executor', () => {
     const startedAt = performance.now();
     await assert.rejects(running, /task cancelled/);
     assert.ok(performance.now() - startedAt < 1000);
+  });
+
+  it('runs in a process of its own, with no environment, below normal CPU priority (the lowest once it has run 1 s), first for the OOM killer', SLOW, async () => {
+    const sandboxes = async () => {
+      const children = await childrenOf(process.pid);
+      const commandLines = await Promise.all(children.map(commandLineOf));
+      return children.filter((_pid, index) => commandLines[index].includes('sandbox-host.ts'));
+    };
+    const controller = new AbortController();
+    const longer = loadConfig({ PYTHON_TIMEOUT_MS: '60000' });
+    const running = registry.invoke('python_executor', { code: 'while True:\n    pass' }, offlineToolContext({ config: longer, signal: controller.signal }));
+    const demoted = await waitFor('the program to be demoted', async () => {
+      for (const pid of await sandboxes()) {
+        const niceValues = await threadNiceValues(pid);
+        if (niceValues.length > 0 && niceValues.every((nice) => nice === 19)) return pid;
+      }
+      return undefined;
+    }, 90_000);
+    for (const pid of await sandboxes()) {
+      assert.ok((await threadNiceValues(pid)).every((nice) => nice >= 10), `every thread of sandbox ${pid} is below normal priority`);
+      // Node's own IPC channel is named in the environment, and nothing else is.
+      assert.deepEqual((await environmentNamesOf(pid)).filter((name) => !name.startsWith('NODE_CHANNEL_')), []);
+      assert.equal(await oomScoreAdjustmentOf(pid), 1000);
+    }
+    controller.abort(new Error('task cancelled'));
+    await assert.rejects(running, /task cancelled/);
+    await waitFor('the cancelled sandbox to be gone', async () => !(await sandboxes()).includes(demoted) || undefined, 5_000);
   });
 });
