@@ -36,6 +36,8 @@ export interface Gateway {
   restart(): Promise<void>;
   /** False once the server process has exited, whatever the reason. */
   isRunning(): boolean;
+  /** The server process's id (its memory is read from /proc/<pid>/status). */
+  pid(): number | undefined;
   output(): string;
 }
 
@@ -143,6 +145,7 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     },
     restart: async () => { await kill('SIGTERM'); await launch(); },
     isRunning: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+    pid: () => child?.pid,
     output: () => log,
   };
 }

@@ -1,12 +1,14 @@
 import { decodeText, mimeTypeOf } from './decode-text.ts';
-import { htmlToMarkdown } from './html-to-markdown.ts';
 import { pdfToText } from './pdf-to-text.ts';
+import { readHtml } from './read-html.ts';
 
 export interface ExtractedContent {
   title: string;
   content: string;
   /** The page's links (HTML only), for a crawl to follow. */
   links: string[];
+  /** How the reading departed from the usual one (an HTML page read as plain text), and why. */
+  notice?: string;
 }
 
 export interface Body {
@@ -21,7 +23,10 @@ type ContentKind = 'html' | 'pdf' | 'text';
 
 const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/javascript', 'application/x-ndjson', 'application/yaml']);
 
-/** HTML → readable Markdown, PDF → text, plain text and JSON as they are; anything else is refused. */
+/**
+ * HTML → readable Markdown, PDF → text, plain text and JSON as they are; anything else is refused. It parses
+ * untrusted bytes, so it runs in a parse worker (parse-worker.ts), never on the gateway's event loop.
+ */
 export async function extractContent(body: Body): Promise<ExtractedContent> {
   const kind = contentKindOf(body);
   if (kind === 'pdf') {
@@ -31,8 +36,8 @@ export async function extractContent(body: Body): Promise<ExtractedContent> {
   }
   const text = decodeText(body.bytes, body.contentType, kind === 'html');
   if (kind === 'text') return { title: '', content: text, links: [] };
-  const page = htmlToMarkdown(text, body.url);
-  return { title: page.title, content: page.markdown, links: page.links };
+  const page = readHtml(text, body.url);
+  return { title: page.title, content: page.markdown, links: page.links, ...(page.notice && { notice: page.notice }) };
 }
 
 function contentKindOf({ contentType, bytes }: Body): ContentKind {

@@ -1,0 +1,51 @@
+/**
+ * How the cost of reading an HTML page grows with its nesting depth and its element count: the shape pre-scan,
+ * linkedom's parse, the plain-text reading and the Markdown reading (linkedom + Readability + turndown), each
+ * case in a fresh worker thread, the median of ROUNDS runs. Prints a Markdown table for bench/RESULTS.md.
+ *
+ *   node bench/parse/run.ts [rounds, default 3]
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { CaseRequest, CaseResult } from './measure-case.ts';
+
+const CASE_LIMIT_MS = 60_000;
+const ROUNDS = Number(process.argv[2] ?? 3);
+
+const CASES: CaseRequest[] = [
+  ...[100, 200, 300, 400, 600, 800, 1200].map((size) => ({ shape: 'nested', size }) as const),
+  ...[10, 50, 100, 200, 300, 400, 600].map((size) => ({ shape: 'deep-article', size }) as const),
+  ...[1_000, 10_000, 50_000, 100_000, 200_000, 400_000].map((size) => ({ shape: 'wide', size }) as const),
+  ...[1_000, 10_000, 50_000, 100_000, 200_000].map((size) => ({ shape: 'cards', size }) as const),
+];
+
+function runCase(request: CaseRequest): Promise<CaseResult & { timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./measure-case.ts', import.meta.url), { workerData: request, resourceLimits: { maxOldGenerationSizeMb: 4096 } });
+    let last: CaseResult | undefined;
+    const timer = setTimeout(() => { void worker.terminate(); }, CASE_LIMIT_MS);
+    worker.on('message', (result: CaseResult) => { last = result; });
+    worker.on('error', reject);
+    worker.on('exit', () => {
+      clearTimeout(timer);
+      if (!last) reject(new Error(`case ${request.shape} ${request.size} ended without a result`));
+      else resolve({ ...last, timedOut: last.markdownMs === null && last.error === undefined });
+    });
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => (value >= 100 ? Math.round(value).toString() : value.toFixed(1));
+
+console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, median of ${ROUNDS} rounds, load average before: ${os.loadavg()[0].toFixed(2)}\n`);
+console.log('| page | size | bytes | depth | elements | shape pre-scan ms | linkedom parse ms | plain text ms | Markdown (Readability) ms | heap after MB |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const request of CASES) {
+  const runs = [];
+  for (let round = 0; round < ROUNDS; round++) runs.push(await runCase(request));
+  const [first] = runs;
+  const markdown = runs.some((run) => run.timedOut) ? `> ${CASE_LIMIT_MS / 1000} s`
+    : first.error ? `fails: ${first.error}` : ms(median(runs.map((run) => run.markdownMs!)));
+  console.log(`| ${request.shape} | ${request.size} | ${first.bytes} | ${first.depth} | ${first.elements} | ${ms(median(runs.map((run) => run.shapeMs)))} | `
+    + `${ms(median(runs.map((run) => run.linkedomMs)))} | ${ms(median(runs.map((run) => run.textMs)))} | ${markdown} | ${Math.round(median(runs.map((run) => run.heapMb)))} |`);
+}

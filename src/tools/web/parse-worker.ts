@@ -1,0 +1,24 @@
+import { parentPort, threadId } from 'node:worker_threads';
+import { cutText } from './cut-text.ts';
+import { extractContent, type Body, type ExtractedContent } from './extract-content.ts';
+import { allowedByRobots, type RobotsQuestion } from './robots-verdicts.ts';
+
+/**
+ * A parse worker (parse-pool.ts runs it in a thread of its pool): everything the tools read from the network is
+ * parsed here, off the gateway's event loop, under the pool's time and memory limits.
+ */
+export type ParseJob = { kind: 'content'; body: Body; maxLength: number } | { kind: 'robots'; question: RobotsQuestion };
+/** The content cut here at `maxLength` characters: only that much travels back to the event loop. */
+export type ReadContent = ExtractedContent & { truncated: boolean };
+export type ParseResult<J extends ParseJob> = J extends { kind: 'content' } ? ReadContent : string[];
+
+export interface ParseTask { id: number; job: ParseJob }
+/** Sent when a job starts: its time limit runs from here, not from its wait in the queue. */
+export interface ParseStarted { parseStarted: number; threadId: number }
+
+export default async function parse({ id, job }: ParseTask): Promise<ReadContent | string[]> {
+  parentPort!.postMessage({ parseStarted: id, threadId } satisfies ParseStarted);
+  if (job.kind === 'robots') return allowedByRobots(job.question);
+  const extracted = await extractContent(job.body);
+  return { ...extracted, ...cutText(extracted.content, job.maxLength) };
+}
