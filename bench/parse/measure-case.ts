@@ -9,14 +9,15 @@ import { htmlToMarkdown } from '../../src/tools/web/html-to-markdown.ts';
 import { htmlToText } from '../../src/tools/web/html-to-text.ts';
 import { cardsPage, deepArticlePage, nestedPage, widePage } from './pages.ts';
 
-export interface CaseRequest { shape: 'nested' | 'deep-article' | 'wide' | 'cards'; size: number }
+/** `size`: the depth of a nested or deep-article page, the element count of a wide or cards page. */
+export interface CaseRequest { shape: 'nested' | 'deep-article' | 'wide' | 'cards'; size: number; paragraphs?: number }
 export interface CaseResult {
   bytes: number; depth: number; elements: number;
   shapeMs: number; linkedomMs: number; textMs: number; markdownMs: number | null; heapMb: number; error?: string;
 }
 
 const pages = { nested: nestedPage, 'deep-article': deepArticlePage, wide: widePage, cards: cardsPage };
-const { shape, size } = workerData as CaseRequest;
+const { shape, size, paragraphs } = workerData as CaseRequest;
 
 function timed<T>(run: () => T): [T, number] {
   const startedAt = performance.now();
@@ -25,7 +26,7 @@ function timed<T>(run: () => T): [T, number] {
 }
 
 htmlToMarkdown(deepArticlePage(5, 5), 'https://site.test/');
-const html = pages[shape](size);
+const html = shape === 'deep-article' ? deepArticlePage(size, paragraphs) : pages[shape](size);
 const [measured, shapeMs] = timed(() => measureHtml(html, 1_000_000));
 const [, linkedomMs] = timed(() => parseHTML(html));
 const [, textMs] = timed(() => htmlToText(html, 'https://site.test/'));

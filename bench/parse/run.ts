@@ -15,6 +15,8 @@ const ROUNDS = Number(process.argv[2] ?? 3);
 const CASES: CaseRequest[] = [
   ...[100, 200, 300, 400, 600, 800, 1200].map((size) => ({ shape: 'nested', size }) as const),
   ...[10, 50, 100, 200, 300, 400, 600].map((size) => ({ shape: 'deep-article', size }) as const),
+  // The worst the article reader is given: as many elements as it takes, as deep as it takes.
+  ...[10, 64, 128].map((size) => ({ shape: 'deep-article', size, paragraphs: 3_300 }) as const),
   ...[1_000, 10_000, 50_000, 100_000, 200_000, 400_000].map((size) => ({ shape: 'wide', size }) as const),
   ...[1_000, 10_000, 50_000, 100_000, 200_000].map((size) => ({ shape: 'cards', size }) as const),
 ];
@@ -38,14 +40,15 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const ms = (value: number) => (value >= 100 ? Math.round(value).toString() : value.toFixed(1));
 
 console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, median of ${ROUNDS} rounds, load average before: ${os.loadavg()[0].toFixed(2)}\n`);
-console.log('| page | size | bytes | depth | elements | shape pre-scan ms | linkedom parse ms | plain text ms | Markdown (Readability) ms | heap after MB |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| page | size | paragraphs | bytes | depth | elements | shape pre-scan ms | linkedom parse ms | plain text ms | Markdown (Readability) ms | heap after MB |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const request of CASES) {
   const runs = [];
   for (let round = 0; round < ROUNDS; round++) runs.push(await runCase(request));
   const [first] = runs;
   const markdown = runs.some((run) => run.timedOut) ? `> ${CASE_LIMIT_MS / 1000} s`
     : first.error ? `fails: ${first.error}` : ms(median(runs.map((run) => run.markdownMs!)));
-  console.log(`| ${request.shape} | ${request.size} | ${first.bytes} | ${first.depth} | ${first.elements} | ${ms(median(runs.map((run) => run.shapeMs)))} | `
+  console.log(`| ${request.shape} | ${request.size} | ${request.paragraphs ?? (request.shape === 'deep-article' ? 100 : '')} | ${first.bytes} | ${first.depth} | ${first.elements} | ${ms(median(runs.map((run) => run.shapeMs)))} | `
     + `${ms(median(runs.map((run) => run.linkedomMs)))} | ${ms(median(runs.map((run) => run.textMs)))} | ${markdown} | ${Math.round(median(runs.map((run) => run.heapMb)))} |`);
 }
+console.log(`\nload average after: ${os.loadavg()[0].toFixed(2)}`);

@@ -5,7 +5,7 @@ export interface Watch<T> { stop(): Promise<T> }
 /**
  * Asks GET /health every `intervalMs` on a fixed schedule, whether or not the last answer came: a stalled event
  * loop shows as every probe sent during the stall, each late by what it waited. Resolves with each probe's
- * latency in ms, from when it was due to its answer.
+ * latency in ms, from when it was due to its answer; a probe that failed (or was not answered 200) is Infinity.
  */
 export function watchHealth(baseUrl: string, intervalMs = 10): Watch<number[]> {
   const probes: Array<Promise<number>> = [];
@@ -13,9 +13,8 @@ export function watchHealth(baseUrl: string, intervalMs = 10): Watch<number[]> {
     const dueAt = performance.now();
     probes.push(fetch(`${baseUrl}/health`).then(async (response) => {
       await response.arrayBuffer();
-      if (!response.ok) throw new Error(`/health answered ${response.status}`);
-      return performance.now() - dueAt;
-    }));
+      return response.ok ? performance.now() - dueAt : Infinity;
+    }, () => Infinity));
   }, intervalMs);
   return { stop: async () => { clearInterval(timer); return Promise.all(probes); } };
 }

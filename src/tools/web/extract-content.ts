@@ -1,6 +1,6 @@
 import { decodeText, mimeTypeOf } from './decode-text.ts';
 import { pdfToText } from './pdf-to-text.ts';
-import { readHtml } from './read-html.ts';
+import { readHtml, type HtmlReading } from './read-html.ts';
 
 export interface ExtractedContent {
   title: string;
@@ -25,9 +25,10 @@ const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/
 
 /**
  * HTML → readable Markdown, PDF → text, plain text and JSON as they are; anything else is refused. It parses
- * untrusted bytes, so it runs in a parse worker (parse-worker.ts), never on the gateway's event loop.
+ * untrusted bytes, so it runs in a parse worker (parse-worker.ts), never on the gateway's event loop. For an
+ * HTML page read as an article, `offerFallback` gets its plain text first (see readHtml).
  */
-export async function extractContent(body: Body): Promise<ExtractedContent> {
+export async function extractContent(body: Body, offerFallback?: (content: ExtractedContent) => void): Promise<ExtractedContent> {
   const kind = contentKindOf(body);
   if (kind === 'pdf') {
     if (body.isTruncated) throw new Error('the PDF is larger than TOOLS_FETCH_MAX_BYTES: it cannot be read in part');
@@ -36,9 +37,11 @@ export async function extractContent(body: Body): Promise<ExtractedContent> {
   }
   const text = decodeText(body.bytes, body.contentType, kind === 'html');
   if (kind === 'text') return { title: '', content: text, links: [] };
-  const page = readHtml(text, body.url);
-  return { title: page.title, content: page.markdown, links: page.links, ...(page.notice && { notice: page.notice }) };
+  return contentOf(readHtml(text, body.url, offerFallback && ((page) => offerFallback(contentOf(page)))));
 }
+
+const contentOf = (page: HtmlReading): ExtractedContent =>
+  ({ title: page.title, content: page.markdown, links: page.links, ...(page.notice && { notice: page.notice }) });
 
 function contentKindOf({ contentType, bytes }: Body): ContentKind {
   const essence = mimeTypeOf(contentType)?.essence;

@@ -64,7 +64,7 @@ export async function fetchPage(url: string, context: ToolContext, maxLength: nu
 async function fetchFromNetwork(url: string, context: ToolContext, maxLength: number): Promise<FetchedPage> {
   const response = await guardedFetch(url, { network: context.config.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
   const body = { url: response.finalUrl, contentType: response.headers.get('content-type') ?? undefined, bytes: response.body, isTruncated: response.bodyTruncated };
-  const { title, content, truncated, links, notice } = await parseInWorker({ kind: 'content', body, maxLength }, context.signal, context.config.parse);
+  const { title, content, truncated, links, notice } = await parseInWorker({ kind: 'content', body, maxLength }, context, context.config.parse);
   const isTruncated = truncated || response.bodyTruncated;
   const page: WebPage = { url, final_url: response.finalUrl, title, content, truncated: isTruncated, status: response.status, source: 'network' };
   return { page: notice ? { ...page, notice } : page, links };

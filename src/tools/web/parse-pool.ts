@@ -1,41 +1,31 @@
 import { fileURLToPath } from 'node:url';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { Piscina } from 'piscina';
 import type { Config } from '../../config.ts';
-import type { ParseJob, ParseResult, ParseStarted, ParseTask } from './parse-worker.ts';
+import { memoryOverrun, ParseLimitError, startClock, watchMemory, type RunningJob, type WatchedThreads } from './parse-limits.ts';
+import type { ParseJob, ParseMessage, ParseResult, ParseTask, ReadContent } from './parse-worker.ts';
 
 export type ParseSettings = Readonly<Config['parse']>;
 
+/** Whose job it is, and the tool call's signal (a cancelled task stops its job at once). */
+export interface ParseCaller { tenantId: string; signal: AbortSignal }
+
 const WORKER_FILE = fileURLToPath(new URL('./parse-worker.ts', import.meta.url));
-/**
- * Jobs waiting for a thread beyond this are refused: each one holds its fetched body (TOOLS_FETCH_MAX_BYTES).
- * Counted here: piscina's own maxQueue does not count tasks that carry an abort signal, and all of ours do.
- */
+/** A tenant's jobs waiting beyond this are refused: each one holds its fetched body (TOOLS_FETCH_MAX_BYTES). */
 export const MAX_WAITING_JOBS = 64;
 /** An idle thread ends after this, so a gateway that reads no page keeps no thread. */
 const IDLE_THREAD_MS = 60_000;
 /** Parse threads give way to the event loop for the CPU (on Linux, nice applies to the one thread). */
 const NICE_INCREMENT = 10;
-/** V8 caps a thread's heap; its buffers (a PDF's inflated streams) are looked at this often while jobs run. */
-const MEMORY_CHECK_MS = 50;
 
-interface Job {
-  controller: AbortController;
-  timeoutMs: number;
-  /** The bytes moved to the thread, which count among its buffers. */
-  inputBytes: number;
-  timer?: NodeJS.Timeout;
-  threadId?: number;
-}
+interface Job extends RunningJob { tenantId: string }
 
-interface Pool {
-  piscina: Piscina;
-  memoryMb: number;
+interface Pool extends WatchedThreads {
   jobs: Map<number, Job>;
-  isWatchingMemory: boolean;
+  /** Each tenant's jobs enter the pool as many at a time as it has threads. */
+  tenantTurns: Map<string, LimitFunction>;
+  threads: number;
 }
-
-/** A limit of the pool stopped the job; its message is the observation. */
-class ParseLimitError extends Error {}
 
 const pools = new Map<string, Pool>();
 let nextJobId = 1;
@@ -43,31 +33,52 @@ let nextJobId = 1;
 /**
  * Runs a parse job in a worker thread of the pool: the body's bytes are moved there, not copied. The job is
  * stopped, and its thread ended and replaced, when it reads for longer than the time limit (its wait for a
- * thread does not count), goes over the memory limit, or the caller's signal fires.
+ * thread does not count), goes over the memory limit, or the caller's signal fires; a page whose article reader
+ * is stopped so is answered with its plain text, read before (parse-worker.ts). A tenant's jobs enter the
+ * pool's queue no more than `threads` at a time, so another tenant's job waits behind at most that many of them.
  */
-export async function parseInWorker<J extends ParseJob>(job: J, signal: AbortSignal, settings: ParseSettings): Promise<ParseResult<J>> {
+export async function parseInWorker<J extends ParseJob>(job: J, caller: ParseCaller, settings: ParseSettings): Promise<ParseResult<J>> {
   const pool = poolFor(settings);
-  if (waitingJobsOf(pool) >= MAX_WAITING_JOBS) {
-    throw new Error(`the gateway is reading too many pages at once (${MAX_WAITING_JOBS} waiting): try again shortly`);
+  if (waitingJobsOf(pool, caller.tenantId) >= MAX_WAITING_JOBS) {
+    throw new Error(`too many pages are waiting to be read (${MAX_WAITING_JOBS}): try again shortly`);
   }
   const id = nextJobId++;
   const controller = new AbortController();
   const [task, transferList] = movable(job);
-  pool.jobs.set(id, { controller, timeoutMs: settings.timeoutMs, inputBytes: transferList[0]?.byteLength ?? 0 });
-  watchMemory(pool);
+  pool.jobs.set(id, { tenantId: caller.tenantId, controller, timeoutMs: settings.timeoutMs, inputBytes: transferList[0]?.byteLength ?? 0 });
+  const turn = tenantTurnOf(pool, caller.tenantId);
   try {
-    return await pool.piscina.run({ id, job: task } satisfies ParseTask, { signal: AbortSignal.any([signal, controller.signal]), transferList });
+    // A job whose caller gave up while it waited for its turn is refused by piscina at once.
+    return await turn(() => {
+      watchMemory(pool);
+      return pool.piscina.run({ id, job: task } satisfies ParseTask, { signal: AbortSignal.any([caller.signal, controller.signal]), transferList });
+    });
   } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    throw explained(error, controller.signal, settings);
+    if (caller.signal.aborted) throw caller.signal.reason;
+    const overrun = limitOf(error, controller.signal, settings);
+    if (!overrun) throw error;
+    const { fallback } = pool.jobs.get(id)!;
+    if (!fallback) throw new Error(overrun.message);
+    return { ...fallback, notice: `read as plain text: the article reader ${overrun.overrun}` } satisfies ReadContent as ParseResult<J>;
   } finally {
     clearTimeout(pool.jobs.get(id)?.timer);
     pool.jobs.delete(id);
+    if (turn.activeCount === 0 && turn.pendingCount === 0) pool.tenantTurns.delete(caller.tenantId);
   }
 }
 
-/** Jobs not yet started on a thread (a started job knows its thread). */
-const waitingJobsOf = (pool: Pool) => [...pool.jobs.values()].filter((job) => job.threadId === undefined).length;
+/** A tenant's jobs not yet started on a thread (a started job knows its thread). */
+const waitingJobsOf = (pool: Pool, tenantId: string) =>
+  [...pool.jobs.values()].filter((job) => job.tenantId === tenantId && job.threadId === undefined).length;
+
+function tenantTurnOf(pool: Pool, tenantId: string): LimitFunction {
+  let turn = pool.tenantTurns.get(tenantId);
+  if (!turn) {
+    turn = pLimit(pool.threads);
+    pool.tenantTurns.set(tenantId, turn);
+  }
+  return turn;
+}
 
 function poolFor(settings: ParseSettings): Pool {
   const key = `${settings.threads}/${settings.memoryMb}`;
@@ -92,51 +103,26 @@ function startPool({ threads, memoryMb }: ParseSettings): Pool {
     atomics: 'disabled',
     env: {},
   });
-  const pool: Pool = { piscina, memoryMb, jobs: new Map(), isWatchingMemory: false };
-  piscina.on('message', (message: ParseStarted) => startClock(pool, message));
+  const pool: Pool = { piscina, memoryMb, threads, jobs: new Map(), tenantTurns: new Map(), isWatchingMemory: false };
+  piscina.on('message', (message: ParseMessage) => {
+    if ('parseStarted' in message) {
+      const job = pool.jobs.get(message.parseStarted);
+      if (job) startClock(job, message.threadId);
+    } else {
+      const job = pool.jobs.get(message.parseFallback);
+      if (job) job.fallback = message.content;
+    }
+  });
   // A thread that fails between jobs is replaced by the pool; unheard, the event would end the gateway.
   piscina.on('error', () => {});
   return pool;
 }
 
-function startClock(pool: Pool, { parseStarted, threadId }: ParseStarted): void {
-  const job = pool.jobs.get(parseStarted);
-  if (!job) return;
-  job.threadId = threadId;
-  const limit = new ParseLimitError(`reading it took longer than ${job.timeoutMs} ms (TOOLS_PARSE_TIMEOUT_MS), so it was stopped`);
-  job.timer = setTimeout(() => job.controller.abort(limit), job.timeoutMs);
-}
-
-/** While jobs run, a thread whose buffers outgrow its input plus the limit has its job stopped (which ends the thread). */
-function watchMemory(pool: Pool): void {
-  if (pool.isWatchingMemory) return;
-  pool.isWatchingMemory = true;
-  const check = async () => {
-    if (pool.jobs.size === 0) {
-      pool.isWatchingMemory = false;
-      return;
-    }
-    await Promise.all(pool.piscina.threads.map((thread) => stopIfOverMemory(pool, thread)));
-    setTimeout(check, MEMORY_CHECK_MS).unref();
-  };
-  setTimeout(check, MEMORY_CHECK_MS).unref();
-}
-
-async function stopIfOverMemory(pool: Pool, thread: Piscina['threads'][number]): Promise<void> {
-  const job = [...pool.jobs.values()].find((candidate) => candidate.threadId === thread.threadId);
-  if (!job) return;
-  const statistics = await thread.getHeapStatistics().catch(() => undefined);
-  if (statistics && statistics.external_memory > job.inputBytes + pool.memoryMb * 1024 * 1024) {
-    job.controller.abort(new ParseLimitError(memoryMessage(pool.memoryMb)));
-  }
-}
-
-const memoryMessage = (memoryMb: number) => `reading it needed more than ${memoryMb} MB (TOOLS_PARSE_MEMORY_MB), so it was stopped`;
-
-function explained(error: unknown, limits: AbortSignal, settings: ParseSettings): Error {
-  if (limits.aborted && limits.reason instanceof ParseLimitError) return new Error(limits.reason.message);
-  if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') return new Error(memoryMessage(settings.memoryMb));
-  return error instanceof Error ? error : new Error(String(error));
+/** The limit that stopped the job, if one did (V8's heap limit ends the thread with an error of its own). */
+function limitOf(error: unknown, limits: AbortSignal, settings: ParseSettings): ParseLimitError | undefined {
+  if (limits.aborted && limits.reason instanceof ParseLimitError) return limits.reason;
+  if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') return memoryOverrun(settings.memoryMb);
+  return undefined;
 }
 
 /**

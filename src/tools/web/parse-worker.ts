@@ -13,12 +13,16 @@ export type ReadContent = ExtractedContent & { truncated: boolean };
 export type ParseResult<J extends ParseJob> = J extends { kind: 'content' } ? ReadContent : string[];
 
 export interface ParseTask { id: number; job: ParseJob }
-/** Sent when a job starts: its time limit runs from here, not from its wait in the queue. */
-export interface ParseStarted { parseStarted: number; threadId: number }
+/**
+ * What a job says while it runs: that it started (its time limit runs from there, not from its wait in the
+ * queue), and the reading to answer with if the article reader is stopped at a limit.
+ */
+export type ParseMessage = { parseStarted: number; threadId: number } | { parseFallback: number; content: ReadContent };
 
 export default async function parse({ id, job }: ParseTask): Promise<ReadContent | string[]> {
-  parentPort!.postMessage({ parseStarted: id, threadId } satisfies ParseStarted);
+  const tell = (message: ParseMessage) => parentPort!.postMessage(message);
+  tell({ parseStarted: id, threadId });
   if (job.kind === 'robots') return allowedByRobots(job.question);
-  const extracted = await extractContent(job.body);
-  return { ...extracted, ...cutText(extracted.content, job.maxLength) };
+  const cut = (content: ExtractedContent): ReadContent => ({ ...content, ...cutText(content.content, job.maxLength) });
+  return cut(await extractContent(job.body, (fallback) => tell({ parseFallback: id, content: cut(fallback) })));
 }

@@ -17,12 +17,20 @@ export interface HtmlReading extends ReadablePage {
   notice?: string;
 }
 
-/** Markdown of the page's article; plain text for a page too large for the article reader; nothing for one too deep. */
-export function readHtml(html: string, pageUrl: string): HtmlReading {
+/** Given the plain-text reading before the article reader starts: the answer if that reader does not end in time. */
+export type OfferFallback = (page: ReadablePage) => void;
+
+/**
+ * Markdown of the page's article; plain text for a page too large for the article reader (offered first as the
+ * fallback of the others); nothing for one too deep.
+ */
+export function readHtml(html: string, pageUrl: string, offerFallback: OfferFallback = () => {}): HtmlReading {
   const { depth, elements } = measureHtml(html, MAX_DEPTH);
   if (depth > MAX_DEPTH) throw new Error(`the page is nested more than ${MAX_DEPTH} elements deep; pages nested deeper than ${MAX_DEPTH} are not read`);
+  const plainText = htmlToText(html, pageUrl);
   const tooLarge = elements > MAX_ARTICLE_ELEMENTS ? `it has ${elements} elements, more than the ${MAX_ARTICLE_ELEMENTS}`
     : depth > MAX_ARTICLE_DEPTH ? `it is nested ${depth} elements deep, more than the ${MAX_ARTICLE_DEPTH}` : undefined;
-  if (tooLarge) return { ...htmlToText(html, pageUrl), notice: `read as plain text: ${tooLarge} the article reader takes` };
+  if (tooLarge) return { ...plainText, notice: `read as plain text: ${tooLarge} the article reader takes` };
+  offerFallback(plainText);
   return htmlToMarkdown(html, pageUrl);
 }

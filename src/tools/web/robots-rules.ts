@@ -36,7 +36,7 @@ const disallowEverything = (summary: string): RobotsRules => ({ allowed: async (
 
 async function askRobots(question: RobotsQuestion, site: URL, context: ToolContext): Promise<string[]> {
   try {
-    return await parseInWorker({ kind: 'robots', question }, context.signal, context.config.parse);
+    return await parseInWorker({ kind: 'robots', question }, context, context.config.parse);
   } catch (error) {
     if (context.signal.aborted) throw error;
     throw new Error(`robots.txt of ${site.host} could not be read: ${(error as Error).message}`);

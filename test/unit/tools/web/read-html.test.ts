@@ -46,6 +46,15 @@ describe('reading HTML', () => {
     assert.equal(page.notice, undefined);
   });
 
+  it('offers its plain text before the article reader starts (the answer if that reader is stopped), and only then', () => {
+    const offered: string[] = [];
+    readHtml(deepArticlePage(10, 5), PAGE_URL, (page) => offered.push(page.markdown));
+    assert.equal(offered.length, 1);
+    assert.match(offered[0], /^Deltas\n\nRivers carry sediment/);
+    readHtml(widePage(MAX_ARTICLE_ELEMENTS + 100), PAGE_URL, (page) => offered.push(page.markdown));
+    assert.equal(offered.length, 1, 'a page read as plain text anyway offers nothing');
+  });
+
   it(`a page nested deeper than ${MAX_DEPTH} is not read, and says why`, () => {
     for (const depth of [MAX_DEPTH + 1, 100_000]) {
       assert.throws(() => readHtml(nestedPage(depth), PAGE_URL), {
