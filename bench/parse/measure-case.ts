@@ -7,16 +7,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { measureHtml } from '../../src/tools/web/html-shape.ts';
 import { htmlToMarkdown } from '../../src/tools/web/html-to-markdown.ts';
 import { htmlToText } from '../../src/tools/web/html-to-text.ts';
-import { cardsPage, deepArticlePage, nestedPage, widePage } from './pages.ts';
+import { cardsPage, chainsPage, deepArticlePage, nestedPage, widePage } from './pages.ts';
 
-/** `size`: the depth of a nested or deep-article page, the element count of a wide or cards page. */
-export interface CaseRequest { shape: 'nested' | 'deep-article' | 'wide' | 'cards'; size: number; paragraphs?: number }
+/** `size`: the depth of a nested, deep-article or chains page (5 MB of chains), the element count of a wide or cards page. */
+export interface CaseRequest { shape: 'nested' | 'deep-article' | 'wide' | 'cards' | 'chains'; size: number; paragraphs?: number }
 export interface CaseResult {
   bytes: number; depth: number; elements: number;
   shapeMs: number; linkedomMs: number; textMs: number; markdownMs: number | null; heapMb: number; error?: string;
 }
 
-const pages = { nested: nestedPage, 'deep-article': deepArticlePage, wide: widePage, cards: cardsPage };
+const pages = { nested: nestedPage, 'deep-article': deepArticlePage, wide: widePage, cards: cardsPage, chains: (depth: number) => chainsPage(depth, 5_000_000) };
 const { shape, size, paragraphs } = workerData as CaseRequest;
 
 function timed<T>(run: () => T): [T, number] {

@@ -26,3 +26,9 @@ export function cardsPage(elements: number): string {
     `<div class="card"><div class="title"><a href="/item/${index}">Item ${index}</a></div><div class="price">${index} EUR</div></div>`).join('');
   return `<html><head><title>Shop</title></head><body><div class="grid">${cards}</div></body></html>`;
 }
+
+/** Chains of `depth` nested <div>s one after another, `bytes` long: the most tags at that depth a page can hold. */
+export function chainsPage(depth: number, bytes: number): string {
+  const chain = `${'<div>'.repeat(depth)}x${'</div>'.repeat(depth)}`;
+  return `<html><body>${chain.repeat(Math.max(1, Math.floor(bytes / chain.length)))}</body></html>`;
+}

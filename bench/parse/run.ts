@@ -3,7 +3,7 @@
  * linkedom's parse, the plain-text reading and the Markdown reading (linkedom + Readability + turndown), each
  * case in a fresh worker thread, the median of ROUNDS runs. Prints a Markdown table for bench/RESULTS.md.
  *
- *   node bench/parse/run.ts [rounds, default 3]
+ *   node bench/parse/run.ts [rounds, default 3] [only the pages of this shape]
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -11,14 +11,17 @@ import type { CaseRequest, CaseResult } from './measure-case.ts';
 
 const CASE_LIMIT_MS = 60_000;
 const ROUNDS = Number(process.argv[2] ?? 3);
+const ONLY_SHAPE = process.argv[3];
 
 const CASES: CaseRequest[] = [
   ...[100, 200, 300, 400, 600, 800, 1200].map((size) => ({ shape: 'nested', size }) as const),
   ...[10, 50, 100, 200, 300, 400, 600].map((size) => ({ shape: 'deep-article', size }) as const),
-  // The worst the article reader is given: as many elements as it takes, as deep as it takes.
-  ...[10, 64, 128].map((size) => ({ shape: 'deep-article', size, paragraphs: 3_300 }) as const),
+  // Depth and element count together: an article of 330, 1,000 or 3,300 paragraphs (3 elements each), 16 to 128 deep.
+  ...[16, 32, 64, 128].flatMap((size) => [330, 1_000, 3_300].map((paragraphs) => ({ shape: 'deep-article', size, paragraphs }) as const)),
   ...[1_000, 10_000, 50_000, 100_000, 200_000, 400_000].map((size) => ({ shape: 'wide', size }) as const),
   ...[1_000, 10_000, 50_000, 100_000, 200_000].map((size) => ({ shape: 'cards', size }) as const),
+  // The plain-text reading's worst: 5 MB of tags, all at most 512 deep.
+  ...[64, 512].map((size) => ({ shape: 'chains', size }) as const),
 ];
 
 function runCase(request: CaseRequest): Promise<CaseResult & { timedOut: boolean }> {
@@ -42,7 +45,7 @@ const ms = (value: number) => (value >= 100 ? Math.round(value).toString() : val
 console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, median of ${ROUNDS} rounds, load average before: ${os.loadavg()[0].toFixed(2)}\n`);
 console.log('| page | size | paragraphs | bytes | depth | elements | shape pre-scan ms | linkedom parse ms | plain text ms | Markdown (Readability) ms | heap after MB |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-for (const request of CASES) {
+for (const request of CASES.filter((candidate) => !ONLY_SHAPE || candidate.shape === ONLY_SHAPE)) {
   const runs = [];
   for (let round = 0; round < ROUNDS; round++) runs.push(await runCase(request));
   const [first] = runs;

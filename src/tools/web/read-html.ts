@@ -9,7 +9,7 @@ import { htmlToText } from './html-to-text.ts';
  * the depth at each tag); Chromium's parser stops nesting at that depth too.
  */
 export const MAX_DEPTH = 512;
-export const MAX_ARTICLE_DEPTH = 128;
+export const MAX_ARTICLE_DEPTH = 64;
 export const MAX_ARTICLE_ELEMENTS = 10_000;
 
 export interface HtmlReading extends ReadablePage {
