@@ -55,11 +55,7 @@ export async function parseInWorker<J extends ParseJob>(job: J, caller: ParseCal
     });
   } catch (error) {
     if (caller.signal.aborted) throw caller.signal.reason;
-    const overrun = limitOf(error, controller.signal, settings);
-    if (!overrun) throw error;
-    const { fallback } = pool.jobs.get(id)!;
-    if (!fallback) throw new Error(overrun.message);
-    return { ...fallback, notice: `read as plain text: the article reader ${overrun.overrun}` } satisfies ReadContent as ParseResult<J>;
+    return plainTextAfter(error, pool.jobs.get(id)!, settings) as ParseResult<J>;
   } finally {
     clearTimeout(pool.jobs.get(id)?.timer);
     pool.jobs.delete(id);
@@ -116,6 +112,14 @@ function startPool({ threads, memoryMb }: ParseSettings): Pool {
   // A thread that fails between jobs is replaced by the pool; unheard, the event would end the gateway.
   piscina.on('error', () => {});
   return pool;
+}
+
+/** The page's plain text when a limit stopped its article reader; otherwise the failure, as an observation. */
+function plainTextAfter(error: unknown, job: Job, settings: ParseSettings): ReadContent {
+  const overrun = limitOf(error, job.controller.signal, settings);
+  if (!overrun) throw error;
+  if (!job.fallback) throw overrun;
+  return { ...job.fallback, notice: `read as plain text: the article reader ${overrun.overrun}` };
 }
 
 /** The limit that stopped the job, if one did (V8's heap limit ends the thread with an error of its own). */
