@@ -18,7 +18,7 @@ const CASES: CaseRequest[] = [
   ...[10, 50, 100, 200, 300, 400, 600].map((size) => ({ shape: 'deep-article', size }) as const),
   // Depth and element count together: an article of 330, 1,000 or 3,300 paragraphs (3 elements each), 16 to 128 deep.
   ...[16, 32, 64, 128].flatMap((size) => [330, 1_000, 3_300].map((paragraphs) => ({ shape: 'deep-article', size, paragraphs }) as const)),
-  ...[1_000, 10_000, 50_000, 100_000, 200_000, 400_000].map((size) => ({ shape: 'wide', size }) as const),
+  ...[1_000, 10_000, 50_000, 100_000, 200_000].map((size) => ({ shape: 'wide', size }) as const),
   ...[1_000, 10_000, 50_000, 100_000, 200_000].map((size) => ({ shape: 'cards', size }) as const),
   // The plain-text reading's worst: 5 MB of tags, all at most 512 deep.
   ...[64, 512].map((size) => ({ shape: 'chains', size }) as const),
@@ -33,8 +33,9 @@ function runCase(request: CaseRequest): Promise<CaseResult & { timedOut: boolean
     worker.on('error', reject);
     worker.on('exit', () => {
       clearTimeout(timer);
-      if (!last) reject(new Error(`case ${request.shape} ${request.size} ended without a result`));
-      else resolve({ ...last, timedOut: last.markdownMs === null && last.error === undefined });
+      // A case whose first readings alone outlast the limit reports what it reached.
+      const reached = last ?? { bytes: 0, depth: 0, elements: 0, shapeMs: NaN, linkedomMs: NaN, textMs: NaN, markdownMs: null, heapMb: 0 };
+      resolve({ ...reached, timedOut: reached.markdownMs === null && reached.error === undefined });
     });
   });
 }
