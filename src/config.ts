@@ -85,6 +85,9 @@ const EnvSchema = Type.Object({
   TOOLS_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
   TOOLS_FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 5_242_880 }),
   TOOLS_DNS_SERVERS: Type.String({ default: '' }),
+  TOOLS_PARSE_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  TOOLS_PARSE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  TOOLS_PARSE_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 4096, default: 256 }),
   CHROMIUM_PATH: Type.Optional(Type.String({ minLength: 1 })),
   BROWSER_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 20_000 }),
   WEB_SEARCH_PROVIDER: Type.Enum(['fixture', 'tavily', 'brave', 'searxng', 'exa'], { default: 'fixture' }),
@@ -258,6 +261,11 @@ export interface Config {
     /** The DNS servers (`ip`, `ip:port`, `[ipv6]:port`) tools resolve names with; empty: the system's resolver. */
     dnsServers: string[];
   };
+  /**
+   * The worker threads that read what the tools fetch (HTML, PDF, robots.txt): at most `threads` at once, each
+   * stopped at timeoutMs of reading and at memoryMb of heap (and as much again of buffers).
+   */
+  parse: { threads: number; timeoutMs: number; memoryMb: number };
   /** The browser_* tools: a system Chromium (CHROMIUM_PATH, else found on PATH); one call gives up after timeoutMs. */
   browser: { chromiumPath: string | undefined; timeoutMs: number };
   budgets: {
@@ -416,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       fetchMaxBytes: values.TOOLS_FETCH_MAX_BYTES,
       dnsServers,
     }),
+    parse: Object.freeze({ threads: values.TOOLS_PARSE_THREADS, timeoutMs: values.TOOLS_PARSE_TIMEOUT_MS, memoryMb: values.TOOLS_PARSE_MEMORY_MB }),
     browser: Object.freeze({ chromiumPath: values.CHROMIUM_PATH, timeoutMs: values.BROWSER_TIMEOUT_MS }),
     budgets: Object.freeze({
       taskTokens: values.TASK_TOKEN_BUDGET,

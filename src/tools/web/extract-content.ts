@@ -1,12 +1,14 @@
 import { decodeText, mimeTypeOf } from './decode-text.ts';
-import { htmlToMarkdown } from './html-to-markdown.ts';
 import { pdfToText } from './pdf-to-text.ts';
+import { readHtml, type HtmlReading } from './read-html.ts';
 
 export interface ExtractedContent {
   title: string;
   content: string;
   /** The page's links (HTML only), for a crawl to follow. */
   links: string[];
+  /** How the reading departed from the usual one (an HTML page read as plain text), and why. */
+  notice?: string;
 }
 
 export interface Body {
@@ -21,8 +23,12 @@ type ContentKind = 'html' | 'pdf' | 'text';
 
 const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/javascript', 'application/x-ndjson', 'application/yaml']);
 
-/** HTML → readable Markdown, PDF → text, plain text and JSON as they are; anything else is refused. */
-export async function extractContent(body: Body): Promise<ExtractedContent> {
+/**
+ * HTML → readable Markdown, PDF → text, plain text and JSON as they are; anything else is refused. It parses
+ * untrusted bytes, so it runs in a parse worker (parse-worker.ts), never on the gateway's event loop. For an
+ * HTML page read as an article, `offerFallback` gets its plain text first (see readHtml).
+ */
+export async function extractContent(body: Body, offerFallback?: (content: ExtractedContent) => void): Promise<ExtractedContent> {
   const kind = contentKindOf(body);
   if (kind === 'pdf') {
     if (body.isTruncated) throw new Error('the PDF is larger than TOOLS_FETCH_MAX_BYTES: it cannot be read in part');
@@ -31,9 +37,11 @@ export async function extractContent(body: Body): Promise<ExtractedContent> {
   }
   const text = decodeText(body.bytes, body.contentType, kind === 'html');
   if (kind === 'text') return { title: '', content: text, links: [] };
-  const page = htmlToMarkdown(text, body.url);
-  return { title: page.title, content: page.markdown, links: page.links };
+  return contentOf(readHtml(text, body.url, offerFallback && ((page) => offerFallback(contentOf(page)))));
 }
+
+const contentOf = (page: HtmlReading): ExtractedContent =>
+  ({ title: page.title, content: page.markdown, links: page.links, ...(page.notice && { notice: page.notice }) });
 
 function contentKindOf({ contentType, bytes }: Body): ContentKind {
   const essence = mimeTypeOf(contentType)?.essence;

@@ -2,9 +2,10 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import pLimit from 'p-limit';
 import { guardedFetch } from '../network/guarded-fetch.ts';
 import type { ToolContext } from '../registry.ts';
-import { extractContent } from './extract-content.ts';
+import { cutText } from './cut-text.ts';
 import type { FixturePage } from './fixture-corpus.ts';
 import { offlineCorpusOf } from './offline-pages.ts';
+import { parseInWorker } from './parse-pool.ts';
 
 /** One fetched page as the web tools return it. */
 export interface WebPage {
@@ -19,6 +20,8 @@ export interface WebPage {
   status: number;
   /** `fixture`: served from the offline corpus, with no network access. */
   source: 'network' | 'fixture';
+  /** Present when the page was read otherwise than usual (an HTML page as plain text), saying why. */
+  notice?: string;
 }
 
 /** A url of a batch that could not be fetched; the others are not affected. */
@@ -60,12 +63,11 @@ export async function fetchPage(url: string, context: ToolContext, maxLength: nu
 
 async function fetchFromNetwork(url: string, context: ToolContext, maxLength: number): Promise<FetchedPage> {
   const response = await guardedFetch(url, { network: context.config.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
-  const { title, content: fullContent, links } = await extractContent({
-    url: response.finalUrl, contentType: response.headers.get('content-type') ?? undefined, bytes: response.body, isTruncated: response.bodyTruncated,
-  });
-  const { content, truncated } = cut(fullContent, maxLength);
+  const body = { url: response.finalUrl, contentType: response.headers.get('content-type') ?? undefined, bytes: response.body, isTruncated: response.bodyTruncated };
+  const { title, content, truncated, links, notice } = await parseInWorker({ kind: 'content', body, maxLength }, context, context.config.parse);
   const isTruncated = truncated || response.bodyTruncated;
-  return { page: { url, final_url: response.finalUrl, title, content, truncated: isTruncated, status: response.status, source: 'network' }, links };
+  const page: WebPage = { url, final_url: response.finalUrl, title, content, truncated: isTruncated, status: response.status, source: 'network' };
+  return { page: notice ? { ...page, notice } : page, links };
 }
 
 /** Fetches every url, a few at a time; one that fails is reported in its place. A cancelled task stops them all. */
@@ -84,13 +86,9 @@ export async function fetchEach<T>(urls: string[], context: ToolContext, fetchOn
 export const isPageError = (result: object): result is PageError => 'error' in result;
 
 function fixturePage(url: string, page: FixturePage, maxLength: number): WebPage {
-  const { content, truncated } = cut(page.text, maxLength);
+  const { content, truncated } = cutText(page.text, maxLength);
   return { url, final_url: page.url, title: page.title, content, truncated, status: 200, source: 'fixture' };
 }
 
 const corpusLinksOn = (page: FixturePage, pages: FixturePage[]) =>
   pages.filter((other) => new URL(other.url).host === new URL(page.url).host).map((other) => other.url);
-
-function cut(text: string, maxLength: number): { content: string; truncated: boolean } {
-  return text.length <= maxLength ? { content: text, truncated: false } : { content: text.slice(0, maxLength), truncated: true };
-}

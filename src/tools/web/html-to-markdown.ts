@@ -1,6 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { absoluteUrl, followableLink } from './page-links.ts';
 
 export interface ReadablePage {
   title: string;
@@ -18,7 +19,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): ReadablePage {
   const document = parseDocument(html);
   const base = baseUrlOf(document, pageUrl);
   absolutize(document, base);
-  const links = linksOf(document);
+  const links = linksOf(document, base);
   const documentTitle = document.querySelector('title')?.textContent?.trim() ?? '';
   const bodyHtml = document.body.innerHTML;
   // Readability takes the document apart as it reads it: links and the fallback body are taken first.
@@ -63,19 +64,13 @@ function absolutize(document: ParsedDocument, base: string): void {
   }
 }
 
-function linksOf(document: ParsedDocument): string[] {
+function linksOf(document: ParsedDocument, base: string): string[] {
   const links = new Set<string>();
   for (const anchor of document.querySelectorAll('a[href]')) {
-    const url = URL.parse(anchor.getAttribute('href')!);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
-    url.hash = '';
-    links.add(url.toString());
+    const link = followableLink(anchor.getAttribute('href')!, base);
+    if (link) links.add(link);
   }
   return [...links];
-}
-
-function absoluteUrl(reference: string, base: string): string | undefined {
-  return URL.parse(reference.trim(), base)?.toString();
 }
 
 type ParsedDocument = ReturnType<typeof parseHTML>['document'];

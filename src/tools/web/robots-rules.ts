@@ -1,18 +1,17 @@
-import robotsParserModule from 'robots-parser';
 import { guardedFetch } from '../network/guarded-fetch.ts';
 import type { ToolContext } from '../registry.ts';
 import { USER_AGENT, WEB_TOOL_HEADERS } from './fetch-page.ts';
-
-// Its types declare an ES default export; the CommonJS module is the function itself.
-const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+import { parseInWorker } from './parse-pool.ts';
+import { ROBOTS_MAX_CHARACTERS, type RobotsQuestion } from './robots-verdicts.ts';
 
 export interface RobotsRules {
-  isAllowed(url: string): boolean;
+  /** Those of `urls` the rules allow, in their order. */
+  allowed(urls: string[]): Promise<string[]>;
   /** What the rules rest on, for the crawl's output. */
   summary: string;
 }
 
-export const ALLOW_EVERYTHING: RobotsRules = { isAllowed: () => true, summary: 'not consulted (offline corpus)' };
+export const ALLOW_EVERYTHING: RobotsRules = { allowed: async (urls) => urls, summary: 'not consulted (offline corpus)' };
 
 /**
  * The site's robots.txt rules for our user agent, read as RFC 9309 says: a 4xx answer means no rules; a
@@ -28,9 +27,18 @@ export async function robotsRulesFor(site: URL, context: ToolContext): Promise<R
     return disallowEverything(`robots.txt could not be fetched (${(error as Error).message}): nothing is crawled`);
   }
   if (response.status >= 500) return disallowEverything(`robots.txt answered ${response.status}: nothing is crawled`);
-  if (response.status >= 400) return { isAllowed: () => true, summary: `no robots.txt (${response.status}): everything allowed` };
-  const robots = robotsParser(robotsUrl, new TextDecoder().decode(response.body));
-  return { isAllowed: (url) => robots.isAllowed(url, USER_AGENT) !== false, summary: `robots.txt of ${site.host} honoured` };
+  if (response.status >= 400) return { allowed: async (urls) => urls, summary: `no robots.txt (${response.status}): everything allowed` };
+  const text = new TextDecoder().decode(response.body).slice(0, ROBOTS_MAX_CHARACTERS);
+  return { allowed: (urls) => askRobots({ robotsUrl, text, urls, userAgent: USER_AGENT }, site, context), summary: `robots.txt of ${site.host} honoured` };
 }
 
-const disallowEverything = (summary: string): RobotsRules => ({ isAllowed: () => false, summary });
+const disallowEverything = (summary: string): RobotsRules => ({ allowed: async () => [], summary });
+
+async function askRobots(question: RobotsQuestion, site: URL, context: ToolContext): Promise<string[]> {
+  try {
+    return await parseInWorker({ kind: 'robots', question }, context, context.config.parse);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    throw new Error(`robots.txt of ${site.host} could not be read: ${(error as Error).message}`);
+  }
+}

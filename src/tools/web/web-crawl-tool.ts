@@ -52,8 +52,9 @@ async function crawl(context: ToolContext, limits: CrawlLimits) {
   let level = [start.toString()];
   let leftByPageCap = 0;
   for (let depth = 0; depth <= maxDepth && level.length > 0 && state.pages.length < maxPages; depth++) {
-    state.disallowed.push(...level.filter((url) => !robots.isAllowed(url)));
-    const allowed = level.filter((url) => robots.isAllowed(url));
+    const allowed = await robots.allowed(level);
+    const isAllowed = new Set(allowed);
+    state.disallowed.push(...level.filter((url) => !isAllowed.has(url)));
     const room = maxPages - state.pages.length;
     leftByPageCap += Math.max(0, allowed.length - room);
     const links = await crawlLevel(context, limits, state, allowed.slice(0, room));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractContent, type Body } from '../../../../src/tools/web/extract-content.ts';
+import { tinyPdf } from '../../../helpers/pdf-files.ts';
 
 const PAGE_URL = 'https://site.test/articles/nile';
 
@@ -22,29 +23,6 @@ const ARTICLE_HTML = `<!doctype html><html><head><title>The Nile | Rivers</title
 
 const body = (bytes: Uint8Array | string, contentType: string | undefined, isTruncated = false): Body =>
   ({ url: PAGE_URL, contentType, bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes, isTruncated });
-
-/** A one-page PDF written by hand: the objects, then a cross-reference table of their byte offsets. */
-function tinyPdf(text: string, title: string): Uint8Array {
-  const stream = `BT /F1 12 Tf 72 720 Td (${text}) Tj ET`;
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    `<< /Title (${title}) >>`,
-  ];
-  let pdf = '%PDF-1.4\n';
-  const offsets = objects.map((object, index) => {
-    const offset = pdf.length;
-    pdf += `${index + 1} 0 obj\n${object}\nendobj\n`;
-    return offset;
-  });
-  const xref = pdf.length;
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(pdf);
-}
 
 describe('HTML', () => {
   it('becomes Markdown of the article, without navigation, footer or scripts, with absolute links', async () => {
