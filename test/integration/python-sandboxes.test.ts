@@ -180,10 +180,12 @@ describe('Python sandboxes: a bounded, fair resource', () => {
       const [observed] = await observations(gateway(), task.task_id);
       if (observed.output) {
         ran += 1;
-        // On a busy machine a sandbox may still be filling its memory when the time limit stops it.
+        // On a busy machine a sandbox may still be filling its memory when the time limit stops it, or be too
+        // starved of CPU (it runs at nice 19) to report within the grace the gateway gives it after the limit.
         assert.match(observed.output.stdout, /^(held \d+ MB\n)?$/);
         assert.equal(observed.output.timed_out, true);
-        assert.match(observed.output.error, /^TimeoutError: the program was stopped at the time limit of 30000 ms$/);
+        assert.match(observed.output.error,
+          /^TimeoutError: the program was stopped at the time limit of 30000 ms(; its sandbox did not answer, so its output is lost)?$/);
       } else {
         refused += 1;
         assert.match(observed.error!, /no Python sandbox was free within 20 s/);

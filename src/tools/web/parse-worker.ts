@@ -24,5 +24,12 @@ export default async function parse({ id, job }: ParseTask): Promise<ReadContent
   tell({ parseStarted: id, threadId });
   if (job.kind === 'robots') return allowedByRobots(job.question);
   const cut = (content: ExtractedContent): ReadContent => ({ ...content, ...cutText(content.content, job.maxLength) });
-  return cut(await extractContent(job.body, (fallback) => tell({ parseFallback: id, content: cut(fallback) })));
+  try {
+    return cut(await extractContent(job.body, (fallback) => tell({ parseFallback: id, content: cut(fallback) })));
+  } finally {
+    // The body (up to TOOLS_FETCH_MAX_BYTES) was moved here for this job alone: given back now, not whenever
+    // this thread next collects garbage, so that pages read one after another do not pile up.
+    const bytes = job.body.bytes.buffer as ArrayBuffer;
+    if (!bytes.detached) bytes.transfer(0);
+  }
 }
