@@ -6,7 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from '../tasks/submit-task.ts';
 import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
-import { SERVED_MODES } from '../workflows/router.ts';
+import { SERVED_MODES } from '../workflows/mode-table.ts';
 import { resolveChatSession } from './chat-session.ts';
 import { chatTaskContext, toChatTask } from './chat-task.ts';
 import { finishedCompletion } from './completion.ts';

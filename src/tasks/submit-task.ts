@@ -10,10 +10,10 @@ import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
 import { inSpan } from '../observability/spans.ts';
 import { injectTraceContext } from '../observability/trace-carrier.ts';
+import { refuseUnservedRequest } from '../workflows/mode-table.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
 import { refuseDangerousRole } from './dangerous-roles.ts';
-import { refuseUnavailable } from './unavailable-requests.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
@@ -76,7 +76,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
     requestedBudget: typeof context.token_budget === 'number' ? context.token_budget : undefined,
     defaultBudget: deps.config.budgets.taskTokens,
   });
-  refuseUnavailable(input, context);
+  refuseUnservedRequest({ mode: input.mode, context, options: pickOptions(input) });
   refuseUnrunnableTemplate(deps.templates, context);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,

@@ -1,6 +1,8 @@
 import type { Deps } from '../../deps.ts';
 import { runBudgetedAgent } from '../agents/budgeted-agent.ts';
 import type { AgentCall } from '../agents/call-agent.ts';
+import { passApprovalGate } from '../runtime/approval-gate.ts';
+import { approvalNeed } from '../runtime/approval-need.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
 import { prepareSessionContext, withConversationSummary, type SessionContext } from '../memory/session-context.ts';
 import { buildSystemPrompt } from '../agents/system-prompt.ts';
@@ -8,6 +10,16 @@ import type { TaskOutcome } from '../runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 export const SIMPLE_AGENT_ID = 'simple-agent';
+
+/**
+ * `mode: simple`. Without a plan (and without tools) only the task's own request for approval counts, so the
+ * gate decides the same on every replay.
+ */
+export async function runSimpleMode(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  const need = approvalNeed(deps, task, { complexityScore: null, offeredTools: [] });
+  if (need) await passApprovalGate(deps, task, { ...need, action: { query: task.query } });
+  return runSimpleWorkflow(deps, task);
+}
 
 /** One agent answers with the session's history (summarised when long) and the task's system prompt. */
 export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {

@@ -4,11 +4,10 @@ import type { Subtask, TaskPlan } from '../../planning/plan.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
-import { answerFromResults } from '../synthesis.ts';
-import { orderByDependencies, runInDependencyOrder } from '../run-in-order.ts';
-import { runSubtaskAgent, type SubtaskResult } from '../subtask-agent.ts';
-
-export const DEFAULT_MAX_CONCURRENT_AGENTS = 5;
+import { orderByDependencies } from '../../team/dependency-order.ts';
+import { DEFAULT_MAX_CONCURRENT_AGENTS, runInDependencyOrder } from '../../team/run-in-order.ts';
+import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
+import { answerFromResults } from '../../team/synthesis.ts';
 
 /**
  * The DAG workflow (standard and complex modes, reference §1.6): the plan's agents run in parallel up to the

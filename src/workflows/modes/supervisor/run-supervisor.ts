@@ -3,13 +3,13 @@ import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
 import { withCancelWatch } from '../../agents/model-call.ts';
 import type { Subtask, TaskPlan } from '../../planning/plan.ts';
-import { orderByDependencies } from '../run-in-order.ts';
+import { orderByDependencies } from '../../team/dependency-order.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
-import { answerFromResults } from '../synthesis.ts';
-import { runSubtaskAgent, type SubtaskResult } from '../subtask-agent.ts';
+import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
+import { answerFromResults } from '../../team/synthesis.ts';
 
 export const SUPERVISOR_AGENT_ID = 'supervisor';
 export const MAX_SUBTASK_ATTEMPTS = 3;

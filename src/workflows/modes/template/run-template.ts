@@ -7,8 +7,8 @@ import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
-import { DEFAULT_MAX_CONCURRENT_AGENTS } from '../dag/run-dag.ts';
-import { orderByDependencies, runInDependencyOrder } from '../run-in-order.ts';
+import { orderByDependencies } from '../../team/dependency-order.ts';
+import { DEFAULT_MAX_CONCURRENT_AGENTS, runInDependencyOrder } from '../../team/run-in-order.ts';
 import { modelNodeIds, type TemplateNode, type WorkflowTemplate } from './template-file.ts';
 import { runTemplateNode, type NodeResult } from './template-nodes.ts';
 

@@ -1,5 +1,5 @@
 import { findRolePreset, roleNames } from '../../agents/role-presets.ts';
-import { orderByDependencies } from '../run-in-order.ts';
+import { orderByDependencies } from '../../team/dependency-order.ts';
 import { paramKeyOf, placeholderNames, stringsIn } from './placeholders.ts';
 import type { KnownTools, TemplateNode, WorkflowTemplate } from './template-file.ts';
 

@@ -1,12 +1,10 @@
 import pLimit from 'p-limit';
 import type { Deps } from '../../deps.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
+import type { DependentNode } from './dependency-order.ts';
 
-/** A unit of work that runs after the units it depends on (a planned subtask, a template node). */
-export interface DependentNode {
-  id: string;
-  dependencies: string[];
-}
+/** How many agents of a plan or nodes of a template run at once unless the task or plan says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_AGENTS = 5;
 
 export interface InOrderRun<N extends DependentNode> {
   /** Every node, each after its dependencies. */
@@ -51,25 +49,4 @@ export async function runInDependencyOrder<N extends DependentNode, R>(
   if (failure) throw failure.reason;
   const ids = [...running.keys()];
   return new Map(settled.map((outcome, index) => [ids[index], (outcome as PromiseFulfilledResult<R>).value]));
-}
-
-/**
- * The nodes in an order where each comes after its dependencies, and the ids of those that cannot be placed:
- * the nodes on or behind a cycle.
- */
-export function orderByDependencies<N extends DependentNode>(nodes: N[]): { ordered: N[]; blocked: string[] } {
-  const ordered: N[] = [];
-  const placed = new Set<string>();
-  let progressed = true;
-  while (progressed) {
-    progressed = false;
-    for (const node of nodes) {
-      if (!placed.has(node.id) && node.dependencies.every((id) => placed.has(id))) {
-        placed.add(node.id);
-        ordered.push(node);
-        progressed = true;
-      }
-    }
-  }
-  return { ordered, blocked: nodes.filter((node) => !placed.has(node.id)).map((node) => node.id) };
 }

@@ -1,0 +1,134 @@
+import type { Deps } from '../deps.ts';
+import { badRequest } from '../errors.ts';
+import { runDagWorkflow } from './modes/dag/run-dag.ts';
+import { runSimpleMode, runSimpleWorkflow } from './modes/simple.ts';
+import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
+import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
+import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
+import type { PlanningHint } from './planning/decompose.ts';
+import { approvedPlanOf } from './planning/planned-task.ts';
+import type { TaskOutcome } from './runtime/task-lifecycle.ts';
+import type { TaskSettings } from './runtime/task-settings.ts';
+import type { TaskSnapshot } from './runtime/task-snapshot.ts';
+
+/** What a submission asks for, as the workflows see it: its mode, its context, and its top-level options. */
+export interface WorkRequest {
+  mode?: string;
+  context: Record<string, unknown>;
+  options: Record<string, unknown>;
+}
+
+/** A request setting only some workflows use. `asks`: the request sets it to something (`false` asks for nothing). */
+interface RequestSetting {
+  asks(request: WorkRequest): boolean;
+  refusal(request: WorkRequest): string;
+}
+
+type Runner = (deps: Deps, task: TaskSnapshot) => Promise<TaskOutcome>;
+
+export interface ModeEntry {
+  /** The mode the task runs (and reports) when this entry is chosen. */
+  mode: string;
+  /** A client may name it in `mode`. */
+  requestable: boolean;
+  /** Chosen ahead of the task's mode when its settings ask for it (a template; later research, swarm). */
+  chosenBy?: (settings: TaskSettings) => boolean;
+  /** The request setting that chooses it, refused by name while the mode has no runner. */
+  selector?: RequestSetting;
+  /** The settings only this mode (and others that list the same setting) uses. */
+  accepts: RequestSetting[];
+  /** Absent: the mode is not available in this deployment, and a request for it is a 400. */
+  run?: Runner;
+}
+
+const setting = (asks: RequestSetting['asks'], refusal: RequestSetting['refusal']): RequestSetting => ({ asks, refusal });
+
+const maxIterations = setting(
+  (request) => request.options.max_iterations !== undefined,
+  () => 'max_iterations applies to research and swarm iterations, which are not available in this deployment',
+);
+
+/** A planned mode: the plan (decomposed with the mode as a hint, approved when it must be) runs with `runPlan`. */
+const planned = (hint: PlanningHint, runPlan: (deps: Deps, task: TaskSnapshot, plan: TaskPlan) => Promise<TaskOutcome>): Runner =>
+  async (deps, task) => runPlan(deps, task, await approvedPlanOf(deps, task, hint));
+
+/**
+ * Every workflow mode, with what chooses it, what it accepts and what runs it (reference §1.3). Without a mode a
+ * task is planned (`auto`): a one-subtask, tool-less plan of low complexity runs as a simple task, anything bigger
+ * as a DAG reported as `standard`. Modes without a runner are listed so that asking for them is refused by name
+ * rather than run as something else (issue 14, "no silent fallback"); each gets its runner as its workflow lands.
+ */
+export const MODE_TABLE: readonly ModeEntry[] = [
+  { mode: TEMPLATE_MODE, requestable: false, chosenBy: (settings) => settings.template !== undefined, accepts: [], run: runTemplateWorkflow },
+  { mode: 'simple', requestable: true, accepts: [], run: runSimpleMode },
+  { mode: 'standard', requestable: true, accepts: [], run: planned('standard', (deps, task, plan) => runDagWorkflow(deps, task, plan, 'standard')) },
+  { mode: 'complex', requestable: true, accepts: [], run: planned('complex', (deps, task, plan) => runDagWorkflow(deps, task, plan, 'complex')) },
+  { mode: 'supervisor', requestable: true, accepts: [], run: planned('supervisor', runSupervisorWorkflow) },
+  {
+    mode: 'auto', requestable: false, accepts: [],
+    run: planned(undefined, async (deps, task, plan) => (isSimplePlan(plan)
+      ? { ...await runSimpleWorkflow(deps, task), complexityScore: plan.complexityScore }
+      : runDagWorkflow(deps, task, plan, 'standard'))),
+  },
+  {
+    mode: 'research', requestable: false,
+    selector: setting((request) => request.context.force_research === true, () => 'force_research: deep research is not available in this deployment'),
+    accepts: [
+      setting((request) => request.context.research_strategy !== undefined, () => 'research_strategy applies to deep research, which is not available in this deployment'),
+      setting(
+        (request) => request.context.iterative_research_enabled === true || request.context.iterative_max_iterations !== undefined || request.context.enable_fact_extraction === true,
+        () => 'iterative research and fact extraction apply to deep research, which is not available in this deployment',
+      ),
+      setting((request) => request.options.enable_verification === true, () => 'enable_verification checks research citations, and deep research is not available in this deployment'),
+      maxIterations,
+    ],
+  },
+  {
+    mode: 'swarm', requestable: false,
+    selector: setting((request) => request.context.force_swarm === true, () => 'force_swarm: the swarm workflow is not available in this deployment'),
+    accepts: [maxIterations],
+  },
+  {
+    mode: 'named_agent', requestable: false,
+    selector: setting((request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+    accepts: [setting((request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
+  },
+  {
+    mode: 'skill', requestable: false,
+    selector: setting((request) => request.context.skill !== undefined, (request) => `skill ${String(request.context.skill)}: skills are not available in this deployment`),
+    accepts: [],
+  },
+  {
+    mode: 'ads_research', requestable: false,
+    accepts: [setting((request) => request.context.platforms !== undefined, () => 'platforms applies to the ads_research role, which is not available in this deployment')],
+  },
+];
+
+const served = MODE_TABLE.filter((entry) => entry.run !== undefined);
+
+/** The modes this deployment runs (spec 2.1); the OpenAI layer offers only the models of these. */
+export const SERVED_MODES: readonly string[] = served.map((entry) => entry.mode);
+
+const REQUESTABLE_MODES = served.filter((entry) => entry.requestable).map((entry) => entry.mode);
+
+/**
+ * 400 naming the first thing the request asks for that no mode of this deployment runs: an unserved `mode`, the
+ * setting that chooses an unserved mode, then a setting only unserved modes accept.
+ */
+export function refuseUnservedRequest(request: WorkRequest): void {
+  if (request.mode !== undefined && !REQUESTABLE_MODES.includes(request.mode)) {
+    throw badRequest(`mode ${request.mode} is not available in this deployment (available: ${REQUESTABLE_MODES.join(', ')})`);
+  }
+  const unserved = MODE_TABLE.filter((entry) => entry.run === undefined);
+  const isServed = (candidate: RequestSetting) => served.some((entry) => entry.selector === candidate || entry.accepts.includes(candidate));
+  const refused = [
+    ...unserved.flatMap((entry) => (entry.selector ? [entry.selector] : [])),
+    ...unserved.flatMap((entry) => entry.accepts),
+  ].find((candidate) => !isServed(candidate) && candidate.asks(request));
+  if (refused) throw badRequest(refused.refusal(request));
+}
+
+/** The entry that runs a task: the one its settings choose, else its mode's. */
+export function modeEntryFor(settings: TaskSettings, mode: string): ModeEntry | undefined {
+  return MODE_TABLE.find((entry) => entry.chosenBy?.(settings)) ?? MODE_TABLE.find((entry) => entry.mode === mode);
+}
