@@ -9,7 +9,7 @@ import { purgeIdleTranscripts } from './openai/chat-session.ts';
 import { traceLogFields } from './observability/trace-log-fields.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
-import { unparkReleasedTasks } from './tasks/unpark.ts';
+import { wakeReleasedTasks } from './task-state/waits.ts';
 import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
 import { logSerializers } from './http/log-serializers.ts';
@@ -132,7 +132,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const heartbeat = every(leaseMs, () => keepLease(deps, identity), 'executor heartbeat', logger);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
-    every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkReleasedTasks(deps), 'unpark sweep', logger, { now: true }),
+    every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),

@@ -5,9 +5,8 @@ import type { Db } from '../db/database.ts';
 import type { TaskRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
-import { changeTask } from '../task-state/change-task.ts';
 import { isTerminal } from '../task-state/statuses.ts';
-import { unparkReleasedTask } from '../tasks/unpark.ts';
+import { approvalSignal, deliverSignal } from '../task-state/waits.ts';
 import { approvalViewer } from './approval-viewer.ts';
 import { findVisibleApproval, readApprovalStatus, recordDecision } from './queries.ts';
 import type { DecisionBody } from './schemas.ts';
@@ -23,15 +22,15 @@ export const APPROVAL_NOT_FOUND = 'Approval not found';
  * approver of its tenant (APPROVAL_APPROVER_ROLES); any other pair of ids is the same 404. An approval that
  * needs another approver (dangerous tools, a policy rule) is approved only by an approver other than the
  * requester, who may still deny it. The decision is the authenticated caller's, recorded under the task's row
- * lock with an audit entry; `approved_by` is kept as a note. Then the task is woken if it parked to wait for it;
- * the workflow announces the decision (APPROVAL_DECISION) when it reads it.
+ * lock with an audit entry; `approved_by` is kept as a note. The decision is the signal the task waits for, and
+ * wakes it; the workflow announces the decision (APPROVAL_DECISION) when it reads it.
  */
 export async function decideApproval(deps: Deps, caller: Caller, input: DecisionInput) {
   const viewer = approvalViewer(deps.config, caller);
   const approval = await findVisibleApproval(deps.db, viewer, input.workflow_id, input.approval_id);
   if (!approval) throw notFound(APPROVAL_NOT_FOUND);
   ensureMayDecide(caller, approval, input.approved);
-  await changeTask(deps, approval.task_id, 'request', async (transaction, task) => {
+  await deliverSignal(deps, approval.task_id, approvalSignal(approval.id), async (transaction, task) => {
     await ensurePending(transaction, task, approval.id);
     await recordDecision(transaction, approval.id, {
       approved: input.approved, feedback: input.feedback ?? null, modifiedAction: input.modified_action,
@@ -43,7 +42,6 @@ export async function decideApproval(deps: Deps, caller: Caller, input: Decision
     });
     return undefined;
   });
-  await unparkReleasedTask(deps, approval.task_id);
   return {
     status: 'sent',
     success: true,

@@ -1,6 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { changeTask } from '../task-state/change-task.ts';
-import { unparkReleasedTask } from '../tasks/unpark.ts';
+import { approvalSignal, deliverSignal } from '../task-state/waits.ts';
 import { recordDecision, selectLapsedApprovals } from './queries.ts';
 
 const BATCH = 500;
@@ -12,12 +11,11 @@ const BATCH = 500;
  */
 export async function expireApprovals(deps: Deps): Promise<void> {
   for (const approval of await selectLapsedApprovals(deps.db, BATCH)) {
-    await changeTask(deps, approval.task_id, 'request', async (transaction) => {
+    await deliverSignal(deps, approval.task_id, approvalSignal(approval.id), async (transaction) => {
       await recordDecision(transaction, approval.id, {
         approved: false, feedback: approval.expired ? 'approval timeout' : 'task ended', modifiedAction: undefined, decidedBy: 'system', approvedByNote: null,
       });
       return undefined;
     });
-    await unparkReleasedTask(deps, approval.task_id);
   }
 }

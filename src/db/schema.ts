@@ -314,6 +314,13 @@ export interface ExecutorsTable {
   recovered_workflows: Generated<number>;
 }
 
+/** A named signal a task waits for (migration 0024): open until delivered. */
+export interface TaskWaitsTable {
+  task_id: string;
+  signal: string;
+  opened_at: Generated<Timestamp>;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -337,6 +344,7 @@ export interface Database {
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
   executors: ExecutorsTable;
+  task_waits: TaskWaitsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -43,6 +43,8 @@ export async function changeTask<T = undefined>(
     const outcome = await change(transaction, task) ?? {};
     const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
     const ending = isTerminal(task.status) ? undefined : await endingOf(transaction, taskId, stored);
+    // An ended task waits for nothing (waits.ts).
+    if (ending) await transaction.deleteFrom('task_waits').where('task_id', '=', taskId).execute();
     return { result: outcome.result, appended: stored.length > 0, ending };
   });
   const { result, appended, ending } = await persist(deps, waiter, 'change task state', attempt);

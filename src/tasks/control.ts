@@ -9,9 +9,9 @@ import { AppError, conflict, notFound } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { EVENTS_CHANNEL } from '../events/event-hub.ts';
 import { changeTask } from '../task-state/change-task.ts';
+import { deliverSignal, openWait, PAUSE_SIGNAL } from '../task-state/waits.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 import { toStatusName } from './status-names.ts';
-import { unparkAfterResume } from './unpark.ts';
 import { cancelWakeKey } from '../workflows/runtime/cancel-watch.ts';
 import { waitForTaskStatus } from './wait-for-task.ts';
 
@@ -37,6 +37,7 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
       status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never,
       pause_reason: request.reason ?? null, paused_by: caller.userId, updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
+    await openWait(transaction, task.id, PAUSE_SIGNAL);
     return [{
       type: 'WORKFLOW_PAUSING', agentId: 'orchestrator', message: 'Pause requested',
       payload: { reason: request.reason ?? null, requested_by: caller.userId },
@@ -45,20 +46,23 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
   return { success: true, message: 'Pause signal sent', task_id: taskId };
 }
 
+/** Resume delivers the `pause` signal the task waits for (task-state/waits.ts). */
 export async function resumeTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
-  await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
+  await deliverSignal(deps, taskId, PAUSE_SIGNAL, async (transaction, owned) => {
+    const task = ownedBy(caller, owned);
     if (isTerminal(task.status)) throw conflict(`cannot resume ${STATE_WORDS[task.status]} task`);
     if (!task.pause_requested) throw conflict('task is not paused');
     await transaction.updateTable('tasks').set({
       status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
       pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
     }).where('id', '=', task.id).execute();
-    return [{
-      type: 'WORKFLOW_RESUMED', agentId: 'orchestrator', message: 'Task resumed',
-      payload: { reason: request.reason ?? null, requested_by: caller.userId },
-    }];
+    return {
+      events: [{
+        type: 'WORKFLOW_RESUMED', agentId: 'orchestrator', message: 'Task resumed',
+        payload: { reason: request.reason ?? null, requested_by: caller.userId },
+      }],
+    };
   });
-  await unparkAfterResume(deps, taskId);
   return { success: true, message: 'Resume signal sent', task_id: taskId };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
+import { openWait, PAUSE_SIGNAL } from '../../task-state/waits.ts';
 import type { AgentCall } from './call-agent.ts';
 import { callAgent } from './run-agent.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
@@ -32,6 +33,7 @@ async function pauseForBudget(deps: Deps, taskId: string, message: string): Prom
       status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never, pause_reason: 'budget', paused_by: 'system',
       updated_at: sql`now()` as never,
     }).where('id', '=', taskId).execute();
+    await openWait(transaction, taskId, PAUSE_SIGNAL);
     return { events: [{ type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' } }] };
   });
 }

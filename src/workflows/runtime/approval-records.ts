@@ -3,9 +3,10 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ApprovalStatus } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
-import { currentStepId } from '../../engine/engine.ts';
 import { appendEvents, changeTask } from '../../task-state/change-task.ts';
+import { approvalSignal, openWait } from '../../task-state/waits.ts';
 import type { ApprovalNeed } from './approval-need.ts';
+import type { SignalWait } from './durable-wait.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 /** What is asked of the human: why, the action to approve, the tools it covers and who may decide. */
@@ -27,7 +28,7 @@ export interface ApprovalState {
 }
 
 /**
- * Inserts the pending approval and announces it in one transaction. A re-run after a crash that followed the
+ * Inserts the pending approval, opens the task's wait for its decision and announces it in one transaction. A re-run after a crash that followed the
  * commit finds the approval announced under the same `dedupeKey` and returns that one instead of minting another.
  */
 export async function requestApproval(deps: Deps, task: TaskSnapshot, request: ApprovalRequest, dedupeKey: string): Promise<ApprovalTicket> {
@@ -40,6 +41,7 @@ export async function requestApproval(deps: Deps, task: TaskSnapshot, request: A
       tools: request.tools, needs_other_approver: request.needsOtherApprover, call_key: request.callKey ?? null,
       expires_at: sql<Date>`now() + make_interval(secs => ${deps.config.approvals.timeoutSeconds})`,
     }).returning(['id', 'created_at', 'expires_at']).executeTakeFirstOrThrow();
+    await openWait(transaction, task.id, approvalSignal(approval.id));
     return {
       result: { approvalId: approval.id, requestedAtMs: approval.created_at.getTime() },
       events: [{
@@ -73,21 +75,14 @@ export async function readApproval(db: Db, approvalId: string): Promise<Approval
   };
 }
 
-/**
- * Marks the task parked at this step, unless the approval was decided or a cancel came in meanwhile (both
- * take the task row too, so one of the two sees the other). True when the workflow is to end here. Agents
- * running side by side may each park for an approval of their own: the task resumes at the earliest step.
- */
-export async function parkForApproval(deps: Deps, taskId: string, approvalId: string): Promise<boolean> {
-  const step = currentStepId();
-  const parked = await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
-    if (task.cancel_requested) return { result: false };
-    const approval = await transaction.selectFrom('approvals').select('status').where('id', '=', approvalId).executeTakeFirstOrThrow();
-    if (approval.status !== 'pending') return { result: false };
-    await transaction.updateTable('tasks').set({ parked_at_step: sql<number>`least(parked_at_step, ${step}::integer)` }).where('id', '=', taskId).execute();
-    return { result: true };
-  });
-  return parked === true;
+/** The wait for an approval's decision: it has come once the approval is no longer pending. */
+export function approvalWait(deps: Deps, approvalId: string): SignalWait<ApprovalState> {
+  return {
+    signal: approvalSignal(approvalId), place: 'approval',
+    read: () => readApproval(deps.db, approvalId),
+    arrived: (state) => state.status !== 'pending',
+    cancelled: (state) => state.cancelRequested,
+  };
 }
 
 export async function announceDecision(deps: Deps, taskId: string, approvalId: string, decision: ApprovalState): Promise<number> {

@@ -1,7 +1,9 @@
 import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
-import { appendEvents, changeTask } from '../../task-state/change-task.ts';
-import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
+import { appendEvents } from '../../task-state/change-task.ts';
+import { PAUSE_SIGNAL } from '../../task-state/waits.ts';
+import { TaskCancelledError } from './control-errors.ts';
+import { waitForSignal } from './durable-wait.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
 
@@ -9,26 +11,20 @@ interface ControlFlags { pauseRequested: boolean; cancelRequested: boolean }
 
 /**
  * A named point where the workflow honours pause and cancel (spec 3.1). The control state is read in a
- * step, so a replay takes the same path. Paused, the workflow parks: it ends here and gives its worker
- * back, and resume rewinds it to this point (see tasks/unpark.ts). The time spent paused does not count
- * against the task's deadline.
+ * step, so a replay takes the same path. Paused, the task waits for the `pause` signal (runtime/durable-wait.ts),
+ * which resume delivers. The time spent paused does not count against the task's deadline.
  */
 export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string): Promise<void> {
-  let flags = await readControlStep(deps, task.id, name);
+  const flags = await runTaskStep(deps, `checkpoint:${name}`, () => readControl(deps, task.id));
   if (flags.cancelRequested) throw new TaskCancelledError(name);
   if (!flags.pauseRequested) return;
   const pausedAtMs = await runTaskStep(deps, `paused:${name}`, () => announcePaused(deps, task.id, name));
-  while (flags.pauseRequested) {
-    if (await runTaskStep(deps, `park:${name}`, () => park(deps, task.id))) throw new TaskParkedError(name);
-    flags = await readControlStep(deps, task.id, name);
-    if (flags.cancelRequested) throw new TaskCancelledError(name);
-  }
+  await waitForSignal(deps, task, {
+    signal: PAUSE_SIGNAL, place: name, steps: { read: `checkpoint:${name}`, park: `park:${name}` },
+    read: () => readControl(deps, task.id), arrived: (state) => !state.pauseRequested, cancelled: (state) => state.cancelRequested,
+  }, flags);
   const resumedAtMs = await runTaskStep(deps, `resumed:${name}`, async () => Date.now());
   task.deadlineMs += resumedAtMs - pausedAtMs;
-}
-
-function readControlStep(deps: Deps, taskId: string, name: string): Promise<ControlFlags> {
-  return runTaskStep(deps, `checkpoint:${name}`, () => readControl(deps, taskId));
 }
 
 export async function readControl(deps: Deps, taskId: string): Promise<ControlFlags> {
@@ -43,18 +39,4 @@ async function announcePaused(deps: Deps, taskId: string, name: string): Promise
     payload: { checkpoint: name }, dedupeKey: `paused:${name}:${currentStepId()}`,
   }]);
   return Date.now();
-}
-
-/**
- * Marks the task parked at this step, unless a resume or cancel got in first (both take the task row, so
- * one of the two sees the other). True when the workflow is to end here.
- */
-async function park(deps: Deps, taskId: string): Promise<boolean> {
-  const step = currentStepId();
-  const parked = await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
-    if (!task.pause_requested || task.cancel_requested) return { result: false };
-    await transaction.updateTable('tasks').set({ parked_at_step: step }).where('id', '=', taskId).execute();
-    return { result: true };
-  });
-  return parked === true;
 }

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import type { Deps } from '../../deps.ts';
 import { toolNeedsApproval } from './approval-need.ts';
-import { announceDecision, findAnnouncedApproval, parkForApproval, readApproval, requestApproval, type ApprovalTicket } from './approval-records.ts';
-import { TaskCancelledError, TaskParkedError } from './control-errors.ts';
+import { announceDecision, approvalWait, findAnnouncedApproval, requestApproval, type ApprovalTicket } from './approval-records.ts';
+import { waitForSignal } from './durable-wait.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 export interface GatedToolCall {
@@ -34,16 +34,11 @@ export async function gateToolCall(deps: Deps, task: TaskSnapshot, call: GatedTo
   return awaitCallDecision(deps, task, ticket, reason);
 }
 
+/** The wait runs inside the agent's step: parked, the task resumes at that step, whose re-run comes back here. */
 async function awaitCallDecision(deps: Deps, task: TaskSnapshot, ticket: ApprovalTicket, reason: string): Promise<{ refusal?: string }> {
-  for (;;) {
-    const state = await readApproval(deps.db, ticket.approvalId);
-    if (state.cancelRequested) throw new TaskCancelledError('approval');
-    if (state.status !== 'pending') {
-      await announceDecision(deps, task.id, ticket.approvalId, state);
-      return state.status === 'approved' ? {} : { refusal: `approval denied: ${state.feedback || reason}` };
-    }
-    if (await parkForApproval(deps, task.id, ticket.approvalId)) throw new TaskParkedError('approval');
-  }
+  const state = await waitForSignal(deps, task, approvalWait(deps, ticket.approvalId));
+  await announceDecision(deps, task.id, ticket.approvalId, state);
+  return state.status === 'approved' ? {} : { refusal: `approval denied: ${state.feedback || reason}` };
 }
 
 async function isToolApproved(db: Db, taskId: string, tool: string): Promise<boolean> {
