@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ApprovalStatus } from '../db/schema.ts';
 import type { ApprovalViewer } from './approval-viewer.ts';
+import { addToolApprovalWait } from '../task-state/waits.ts';
 
 export interface Decision {
   approved: boolean;
@@ -41,8 +42,7 @@ export async function recordDecision(transaction: Db, approvalId: string, decisi
   }).where('id', '=', approvalId).where('status', '=', 'pending')
     .returning(['task_id', 'call_key', 'created_at', 'decided_at']).executeTakeFirst();
   if (decided?.call_key && decided.decided_at) {
-    await sql`update tasks set approval_wait_ms = approval_wait_ms + ${decided.decided_at.getTime() - decided.created_at.getTime()}
-      where id = ${decided.task_id}`.execute(transaction);
+    await addToolApprovalWait(transaction, decided.task_id, decided.decided_at.getTime() - decided.created_at.getTime());
   }
 }
 

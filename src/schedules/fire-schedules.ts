@@ -12,6 +12,7 @@ import { credentialKey } from '../auth/caller.ts';
 import { insertTaskWithSession } from '../tasks/queries.ts';
 import { keepTraceContext, prepareTask, startSubmittedTask } from '../tasks/submit-task.ts';
 import { markSchedulePaused } from '../task-state/schedule-pause.ts';
+import { markScheduledRun } from '../task-state/budgets.ts';
 import { uuidFromText } from '../uuid.ts';
 import { compileCron, planOccurrences } from './cron-times.ts';
 import { runAs, type RunRefusal } from './run-as.ts';
@@ -111,7 +112,7 @@ async function writeRun(deps: Deps, transaction: Db, schedule: Due, owner: Calle
   }
   keepTraceContext(deps, task);
   await insertTaskWithSession(transaction, owner, task.claim, task);
-  await transaction.updateTable('tasks').set({ schedule_id: schedule.id, cost_budget_usd: budgetUsd }).where('id', '=', task.id).execute();
+  await markScheduledRun(transaction, task.id, schedule.id, budgetUsd);
   await transaction.insertInto('schedule_runs').values({ schedule_id: schedule.id, scheduled_for: at, task_id: task.id }).execute();
   if (!deps.config.skipAuth) await countHit(deps.db, rateKey(credentialKey(owner)), RATE_WINDOW_SECONDS);
   return { taskId: task.id, tenantId: schedule.tenant_id };

@@ -52,6 +52,11 @@ export async function deliverSignal<T>(
   return result;
 }
 
+/** Time the task's agents waited for approvals their tool calls asked for: not counted against its deadline. */
+export async function addToolApprovalWait(transaction: Db, taskId: string, waitedMs: number): Promise<void> {
+  await sql`update tasks set approval_wait_ms = approval_wait_ms + ${waitedMs} where id = ${taskId}`.execute(transaction);
+}
+
 async function isOpen(transaction: Db, taskId: string, signal: string): Promise<boolean> {
   const row = await transaction.selectFrom('task_waits').select('signal').where('task_id', '=', taskId).where('signal', '=', signal).executeTakeFirst();
   return row !== undefined;

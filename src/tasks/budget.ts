@@ -3,6 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { usageTotals } from '../llm/usage-totals.ts';
 import { checkBudgetPolicy } from '../policy/check-task.ts';
+import { setTaskTokenBudget } from '../task-state/budgets.ts';
 import { findOwnedTask } from './queries.ts';
 
 /**
@@ -12,7 +13,7 @@ import { findOwnedTask } from './queries.ts';
 export async function setTaskBudget(deps: Deps, caller: Caller, taskId: string, tokenBudget: number) {
   const task = await findOwnedTask(deps.db, caller, taskId);
   await checkBudgetPolicy(deps, caller, tokenBudget);
-  await deps.db.updateTable('tasks').set({ token_budget: tokenBudget, updated_at: sql`now()` as never }).where('id', '=', task.id).execute();
+  await setTaskTokenBudget(deps.db, task.id, tokenBudget);
   return describeBudget(deps, task.id);
 }
 

@@ -1,15 +1,16 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { ensureOwned } from '../auth/ownership.ts';
+import { ensureOwnedTask } from '../auth/ownership.ts';
 import type { Db } from '../db/database.ts';
 import type { TaskRow, TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { cancelQueuedWorkflow } from '../engine/engine.ts';
-import { AppError, conflict, notFound } from '../errors.ts';
+import { AppError, conflict } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { EVENTS_CHANNEL } from '../events/event-hub.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { deliverSignal, openWait, PAUSE_SIGNAL } from '../task-state/waits.ts';
+import { markCancelRequested, markPauseRequested, markResumed } from '../task-state/control-flags.ts';
+import { deliverSignal, PAUSE_SIGNAL } from '../task-state/waits.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 import { toStatusName } from './status-names.ts';
 import { cancelWakeKey } from '../workflows/runtime/cancel-watch.ts';
@@ -33,11 +34,7 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
     if (isTerminal(task.status)) throw conflict(`cannot pause ${STATE_WORDS[task.status]} task`);
     if (task.cancel_requested) throw conflict('cannot pause a task that is being cancelled');
     if (task.pause_requested) throw conflict('task is already paused');
-    await transaction.updateTable('tasks').set({
-      status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never,
-      pause_reason: request.reason ?? null, paused_by: caller.userId, updated_at: sql`now()` as never,
-    }).where('id', '=', task.id).execute();
-    await openWait(transaction, task.id, PAUSE_SIGNAL);
+    await markPauseRequested(transaction, task.id, { by: caller.userId, reason: request.reason ?? null });
     return [{
       type: 'WORKFLOW_PAUSING', agentId: 'orchestrator', message: 'Pause requested',
       payload: { reason: request.reason ?? null, requested_by: caller.userId },
@@ -49,13 +46,10 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
 /** Resume delivers the `pause` signal the task waits for (task-state/waits.ts). */
 export async function resumeTask(deps: Deps, caller: Caller, taskId: string, request: ControlRequest) {
   await deliverSignal(deps, taskId, PAUSE_SIGNAL, async (transaction, owned) => {
-    const task = ownedBy(caller, owned);
+    const task = ensureOwnedTask(caller, owned);
     if (isTerminal(task.status)) throw conflict(`cannot resume ${STATE_WORDS[task.status]} task`);
     if (!task.pause_requested) throw conflict('task is not paused');
-    await transaction.updateTable('tasks').set({
-      status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
-      pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
-    }).where('id', '=', task.id).execute();
+    await markResumed(transaction, task);
     return {
       events: [{
         type: 'WORKFLOW_RESUMED', agentId: 'orchestrator', message: 'Task resumed',
@@ -84,11 +78,10 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
     if (task.cancel_requested) return [];
     wasQueued = task.status === 'QUEUED' || (task.status === 'PAUSED' && !task.started_at);
     notRunning = wasQueued || task.parked_at_step !== null;
-    await transaction.updateTable('tasks').set({
-      cancel_requested: true, cancel_reason: request.reason ?? null, cancelled_by: caller.userId,
-      ...(notRunning ? { parked_at_step: null, status: 'CANCELLED', completed_at: sql`now()` as never, error: wasQueued ? 'cancelled before it started' : 'cancelled while paused' } : {}),
-      updated_at: sql`now()` as never,
-    }).where('id', '=', task.id).execute();
+    await markCancelRequested(transaction, task.id, {
+      by: caller.userId, reason: request.reason ?? null,
+      endedWith: notRunning ? (wasQueued ? 'cancelled before it started' : 'cancelled while paused') : undefined,
+    });
     // Delivered at commit, to every process: the task's cancel watches abort the work in flight.
     await sql`select pg_notify(${EVENTS_CHANNEL}, ${cancelWakeKey(task.id)})`.execute(transaction);
     return [
@@ -114,7 +107,7 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
 }
 
 export async function getControlState(deps: Deps, caller: Caller, taskId: string) {
-  const task = ownedBy(caller, await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst());
+  const task = ensureOwnedTask(caller, await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst());
   return {
     is_paused: task.pause_requested && !isTerminal(task.status),
     is_cancelled: task.cancel_requested || task.status === 'CANCELLED',
@@ -128,11 +121,5 @@ export async function getControlState(deps: Deps, caller: Caller, taskId: string
 
 /** A control change on the caller's task, through the one writer of task state. */
 async function changeOwnedTask(deps: Deps, caller: Caller, taskId: string, change: (transaction: Db, task: TaskRow) => Promise<NewTaskEvent[]>) {
-  await changeTask(deps, taskId, 'request', async (transaction, task) => ({ events: await change(transaction, ownedBy(caller, task)) }));
-}
-
-/** Another tenant's task does not exist for the caller; another user's is forbidden. */
-function ownedBy(caller: Caller, task: TaskRow | undefined): TaskRow {
-  if (task && task.tenant_id !== caller.tenantId) throw notFound('Task not found');
-  return ensureOwned(task, caller);
+  await changeTask(deps, taskId, 'request', async (transaction, task) => ({ events: await change(transaction, ensureOwnedTask(caller, task)) }));
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { ensureOwned } from '../auth/ownership.ts';
+import { ensureOwnedTask } from '../auth/ownership.ts';
 import type { Db } from '../db/database.ts';
 import type { NewTask, TaskRow, TaskStatus } from '../db/schema.ts';
 import { usageTotals } from '../llm/usage-totals.ts';
@@ -31,7 +31,7 @@ export async function findOwnedTask(db: Db, caller: Caller, taskId: string): Pro
     .where('tasks.id', '=', taskId)
     .where('tasks.tenant_id', '=', caller.tenantId)
     .executeTakeFirst();
-  return ensureOwned(task, caller);
+  return ensureOwnedTask(caller, task);
 }
 
 

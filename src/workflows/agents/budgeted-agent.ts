@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
-import { openWait, PAUSE_SIGNAL } from '../../task-state/waits.ts';
+import { markPauseRequested } from '../../task-state/control-flags.ts';
 import type { AgentCall } from './call-agent.ts';
 import { callAgent } from './run-agent.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
@@ -29,11 +28,7 @@ export async function runBudgetedAgent(deps: Deps, task: TaskSnapshot, prepare: 
 async function pauseForBudget(deps: Deps, taskId: string, message: string): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
     if (task.cancel_requested || task.pause_requested) return undefined;
-    await transaction.updateTable('tasks').set({
-      status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never, pause_reason: 'budget', paused_by: 'system',
-      updated_at: sql`now()` as never,
-    }).where('id', '=', taskId).execute();
-    await openWait(transaction, taskId, PAUSE_SIGNAL);
+    await markPauseRequested(transaction, taskId, { by: 'system', reason: 'budget' });
     return { events: [{ type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' } }] };
   });
 }

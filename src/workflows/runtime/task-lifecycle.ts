@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { storableText } from '../../db/storable-text.ts';
 import type { TaskRow } from '../../db/schema.ts';
@@ -6,6 +5,7 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { requestSessionTitle } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
+import { markCompleted, markEnded, markStarted } from '../../task-state/lifecycle.ts';
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
 import { markSchedulePaused } from '../../task-state/schedule-pause.ts';
 import { startedContextPayload } from './started-context.ts';
@@ -31,15 +31,7 @@ export async function startTask(deps: Deps, taskId: string, chooseMode: (request
  * its first checkpoint holds it.
  */
 export async function startWithin(deps: Deps, transaction: Db, row: TaskRow, chooseMode: (requestedMode: string | null) => string): Promise<{ result: TaskSnapshot; events: NewTaskEvent[] }> {
-  const task = await transaction.updateTable('tasks')
-    .set({
-      status: row.pause_requested ? 'PAUSED' : 'RUNNING',
-      mode: row.mode ?? chooseMode(row.requested_mode),
-      started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never,
-    })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const task = await markStarted(transaction, row, row.mode ?? chooseMode(row.requested_mode));
   return {
     events: [{
       type: 'WORKFLOW_STARTED', agentId: 'orchestrator', message: 'Task started',
@@ -101,18 +93,10 @@ export async function completeTask(deps: Deps, task: TaskSnapshot, outcome: Task
  */
 export async function completeWithin(transaction: Db, task: TaskSnapshot, outcome: TaskOutcome): Promise<NewTaskEvent[]> {
   const { answer } = outcome;
-  await transaction.updateTable('tasks').set({
-    status: 'COMPLETED',
-    result: storableText(answer.text),
-    error: null,
-    mode: outcome.mode,
-    model_used: answer.model,
-    provider: answer.provider,
-    agents_used: outcome.agentsUsed,
-    complexity_score: outcome.complexityScore,
-    completed_at: sql`now()` as never,
-    updated_at: sql`now()` as never,
-  }).where('id', '=', task.id).execute();
+  await markCompleted(transaction, task.id, {
+    result: storableText(answer.text), mode: outcome.mode, modelUsed: answer.model, provider: answer.provider,
+    agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore,
+  });
   await requestSessionTitle(transaction, task);
   return [
     {
@@ -136,8 +120,7 @@ export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'T
   const error = storableText(reason);
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
-    await transaction.updateTable('tasks').set({ status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never })
-      .where('id', '=', taskId).execute();
+    await markEnded(transaction, taskId, status, error);
     const schedulePaused = options.overBudget && row.schedule_id !== null ? await pauseScheduleOverBudget(transaction, row.schedule_id, taskId, error) : [];
     return {
       events: [
@@ -160,8 +143,7 @@ async function pauseScheduleOverBudget(transaction: Db, scheduleId: string, task
 export async function finishCancelled(deps: Deps, taskId: string, checkpoint: string): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
-    await transaction.updateTable('tasks').set({ status: 'CANCELLED', error: 'cancelled', completed_at: sql`now()` as never, updated_at: sql`now()` as never })
-      .where('id', '=', taskId).execute();
+    await markEnded(transaction, taskId, 'CANCELLED', 'cancelled');
     return {
       events: [
         { type: 'WORKFLOW_CANCELLED', agentId: 'orchestrator', message: 'Task cancelled', payload: { checkpoint, was_paused: row.pause_requested }, dedupeKey: 'workflow-cancelled' },

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { TaskRow } from '../db/schema.ts';
+import { openWait, PAUSE_SIGNAL } from './waits.ts';
+
+/** Who paused the task and why: a user with their reason, or the system (`budget`). */
+export interface PauseRequest { by: string; reason: string | null }
+
+/**
+ * Marks the task paused (it reads PAUSED from now on) and opens its wait for the `pause` signal; the workflow
+ * stops at its next checkpoint. Used by the pause route and by an agent whose budget ran out.
+ */
+export async function markPauseRequested(transaction: Db, taskId: string, pause: PauseRequest): Promise<void> {
+  await transaction.updateTable('tasks').set({
+    status: 'PAUSED', pause_requested: true, paused_at: sql`now()` as never,
+    pause_reason: pause.reason, paused_by: pause.by, updated_at: sql`now()` as never,
+  }).where('id', '=', taskId).execute();
+  await openWait(transaction, taskId, PAUSE_SIGNAL);
+}
+
+/** Clears the pause: back to RUNNING, or QUEUED for a task that never started. The caller delivers the signal. */
+export async function markResumed(transaction: Db, task: TaskRow): Promise<void> {
+  await transaction.updateTable('tasks').set({
+    status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
+    pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
+  }).where('id', '=', task.id).execute();
+}
+
+export interface CancelRequest {
+  by: string;
+  reason: string | null;
+  /** Set when no worker runs the task (queued, or parked): it ends CANCELLED at once, with this error. */
+  endedWith?: string;
+}
+
+/** Records a cancel: a running workflow honours it at its next checkpoint; a task no worker runs ends now. */
+export async function markCancelRequested(transaction: Db, taskId: string, cancel: CancelRequest): Promise<void> {
+  await transaction.updateTable('tasks').set({
+    cancel_requested: true, cancel_reason: cancel.reason, cancelled_by: cancel.by,
+    ...(cancel.endedWith === undefined ? {} : { parked_at_step: null, status: 'CANCELLED', completed_at: sql`now()` as never, error: cancel.endedWith }),
+    updated_at: sql`now()` as never,
+  }).where('id', '=', taskId).execute();
+}
