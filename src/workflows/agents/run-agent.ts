@@ -6,18 +6,17 @@ import { inAgentSpan } from './agent-span.ts';
 import { runSingleCall, type AgentCall, type AgentOutcome } from './call-agent.ts';
 import { withCancelWatch } from './model-call.ts';
 import { runToolLoop } from './tool-loop.ts';
-import { describeExhausted } from './token-budget.ts';
-import { BudgetExhaustedError } from '../runtime/control-errors.ts';
+import { failIfBudgetIsFinal } from '../runtime/budget-policy.ts';
 
 /**
  * One agent inside the caller's durable step: a single model call, or the tool loop for an agent with tools
  * (whose first turn costs the same two commits when the model calls no tool). A spent cost budget ends the
- * run (BudgetExhaustedError): it is a hard limit, where a spent token budget may be raised and resumed.
+ * run (runtime/budget-policy.ts); a spent token budget is the caller's to honour under the same policy.
  */
 export function runAgent(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
   return inAgentSpan(task, call, async () => {
     const outcome = await (call.tools ? runToolLoop(deps, task, call, call.tools, stepKey, cancel) : runSingleCall(deps, task, call, stepKey, cancel));
-    if ('budgetExhausted' in outcome && outcome.budgetExhausted.scope === 'run') throw new BudgetExhaustedError(describeExhausted(outcome.budgetExhausted));
+    if ('budgetExhausted' in outcome && outcome.budgetExhausted.scope === 'run') failIfBudgetIsFinal(deps, task, outcome.budgetExhausted);
     return outcome;
   });
 }

@@ -5,11 +5,11 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import { callModelWithinBudget, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
 import { availableToolNames } from '../agents/role-tools.ts';
+import { waitOutSpentBudget } from '../runtime/budget-policy.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
-import { describeExhausted } from '../agents/token-budget.ts';
 
 export const DECOMPOSE_AGENT_ID = 'decompose';
 
@@ -40,6 +40,18 @@ export function decompose(deps: Deps, task: TaskSnapshot, hint: PlanningHint): P
 
 async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint, stepKey: string, cancel: AbortSignal): Promise<TaskPlan | string> {
   try {
+    const outcome = await decompositionCall(deps, task, hint, stepKey, cancel);
+    await appendEvents(deps, task.id, 'workflow', thresholdEvents(outcome.crossings));
+    return parseDecomposition(parseJsonAnswer(outcome.result.text));
+  } catch (error) {
+    if (cancel.aborted || endsTheTask(error)) throw error;
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The call, under the budget policy: refused for a spent budget, the task pauses here (runtime/budget-policy.ts). */
+async function decompositionCall(deps: Deps, task: TaskSnapshot, hint: PlanningHint, stepKey: string, cancel: AbortSignal) {
+  for (;;) {
     const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
       agentId: DECOMPOSE_AGENT_ID,
       system: decompositionPrompt(availableToolNames(deps.tools, task.tenantId, task.settings.role), hint),
@@ -49,15 +61,9 @@ async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint,
       mockPurpose: 'decomposition',
       mockScript: task.settings.mock.plan === undefined ? undefined : { plan: task.settings.mock.plan },
     }, cancel);
-    if ('budgetExhausted' in outcome) {
-      await appendEvents(deps, task.id, 'workflow', thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
-      return describeExhausted(outcome.budgetExhausted);
-    }
-    await appendEvents(deps, task.id, 'workflow', thresholdEvents(outcome.crossings));
-    return parseDecomposition(parseJsonAnswer(outcome.result.text));
-  } catch (error) {
-    if (cancel.aborted || endsTheTask(error)) throw error;
-    return error instanceof Error ? error.message : String(error);
+    if (!('budgetExhausted' in outcome)) return outcome;
+    await appendEvents(deps, task.id, 'workflow', thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
+    await waitOutSpentBudget(deps, task, outcome.budgetExhausted, 'decomposition');
   }
 }
 

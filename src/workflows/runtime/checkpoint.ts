@@ -33,7 +33,8 @@ export async function readControl(deps: Deps, taskId: string): Promise<ControlFl
   return { pauseRequested: row.pause_requested, cancelRequested: row.cancel_requested };
 }
 
-async function announcePaused(deps: Deps, taskId: string, name: string): Promise<number> {
+/** WORKFLOW_PAUSED: the workflow has stopped at `name`. */
+export async function announcePaused(deps: Deps, taskId: string, name: string): Promise<number> {
   await appendEvents(deps, taskId, 'workflow', [{
     type: 'WORKFLOW_PAUSED', agentId: 'orchestrator', message: `Task paused at ${name}`,
     payload: { checkpoint: name }, dedupeKey: `paused:${name}:${currentStepId()}`,

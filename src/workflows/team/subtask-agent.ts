@@ -7,9 +7,9 @@ import { runAgent } from '../agents/run-agent.ts';
 import { allowedToolNames } from '../agents/role-tools.ts';
 import { buildSystemPrompt } from '../agents/system-prompt.ts';
 import type { Subtask, TaskPlan } from '../planning/plan.ts';
+import { waitOutSpentBudget } from '../runtime/budget-policy.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { describeExhausted } from '../agents/token-budget.ts';
 
 /** What one subtask's agent produced: recorded by its durable step, so a replay reads it back. */
 export type SubtaskResult =
@@ -30,9 +30,9 @@ export interface SubtaskRun {
 }
 
 /**
- * Runs one subtask's agent inside the caller's durable step. A failure of the agent (its model failing, a
- * spent budget) is the subtask's result, reported as ERROR_OCCURRED; a cancellation, the deadline or a
- * shutdown ends the task instead.
+ * Runs one subtask's agent inside the caller's durable step. A failure of the agent (its model failing) is the
+ * subtask's result, reported as ERROR_OCCURRED; a spent budget pauses the task here (runtime/budget-policy.ts);
+ * a cancellation, the deadline or a shutdown ends the task instead.
  */
 export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: SubtaskRun, cancel: AbortSignal): Promise<SubtaskResult> {
   const { subtask } = run;
@@ -41,9 +41,11 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
     await appendEvents(deps, task.id, 'workflow', run.announce.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:announce${index}` })));
   }
   try {
-    const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
-    if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
-    return failed(deps, task, stepKey, subtask, describeExhausted(outcome.budgetExhausted));
+    for (;;) {
+      const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
+      if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
+      await waitOutSpentBudget(deps, task, outcome.budgetExhausted, subtask.id);
+    }
   } catch (error) {
     if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, subtask, error instanceof Error ? error.message : String(error));

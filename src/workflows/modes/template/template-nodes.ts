@@ -5,12 +5,12 @@ import { appendEvents } from '../../../task-state/change-task.ts';
 import { keyedEvents, type AgentCall } from '../../agents/call-agent.ts';
 import { runAgent } from '../../agents/run-agent.ts';
 import { buildSystemPrompt } from '../../agents/system-prompt.ts';
+import { waitOutSpentBudget } from '../../runtime/budget-policy.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
 import { withDeadline } from '../../runtime/deadline.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { asText, fillArguments, fillPlaceholders, type PlaceholderValues } from './placeholders.ts';
 import type { TemplateNode, WorkflowTemplate } from './template-file.ts';
-import { describeExhausted } from '../../agents/token-budget.ts';
 
 /** What one node produced: recorded by its durable step, so a replay reads it back. */
 export type NodeResult =
@@ -89,9 +89,11 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
 }
 
 async function callModel(deps: Deps, task: TaskSnapshot, stepKey: string, run: NodeRun & { node: TemplateNode & { kind: 'model' } }, prompt: string, cancel: AbortSignal): Promise<Produced> {
-  const outcome = await runAgent(deps, task, modelCall(task, run, prompt), stepKey, cancel);
-  if ('answer' in outcome) return { text: outcome.answer.text, answer: outcome.answer };
-  throw new Error(describeExhausted(outcome.budgetExhausted));
+  for (;;) {
+    const outcome = await runAgent(deps, task, modelCall(task, run, prompt), stepKey, cancel);
+    if ('answer' in outcome) return { text: outcome.answer.text, answer: outcome.answer };
+    await waitOutSpentBudget(deps, task, outcome.budgetExhausted, run.node.id);
+  }
 }
 
 /** A node's role chooses its system prompt; without one, the task's system prompt or role applies. */

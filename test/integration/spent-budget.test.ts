@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+
+// One policy for a spent token budget (issue 27, scope 0; docs/decisions.md): in every mode the task pauses with
+// reason `budget` where the refused model call was, nothing of it is reported failed, and once the budget is raised
+// and the task resumed it completes. A budget of 20 tokens is refused by the first call of every mode.
+const SPENT = 20;
+const TWO_SUBTASKS = {
+  complexity_score: 0.6, mode: 'standard', execution_strategy: 'parallel',
+  subtasks: [
+    { id: 'task-1', description: 'List three rivers', dependencies: [] },
+    { id: 'task-2', description: 'List three mountains', dependencies: [] },
+  ],
+};
+
+const MODES: Array<[string, Record<string, unknown>]> = [
+  ['simple', { mode: 'simple', context: { token_budget: SPENT } }],
+  ['DAG', { mode: 'standard', context: { token_budget: SPENT, mock_plan: TWO_SUBTASKS } }],
+  ['supervisor', { mode: 'supervisor', context: { token_budget: SPENT, mock_plan: TWO_SUBTASKS } }],
+  ['template', { context: { template: 'research-brief', token_budget: SPENT } }],
+  // research: add its row when the research workflow lands (issue 27, scope 1).
+];
+
+async function eventTypes(gateway: Gateway, taskId: string): Promise<string[]> {
+  return (await gateway.sql.query('select type from task_events where task_id = $1 order by seq', [taskId])).rows.map((row) => row.type);
+}
+
+describe('a spent token budget, mode by mode', () => {
+  const gateway = useGateway();
+
+  for (const [mode, submission] of MODES) {
+    it(`${mode}: pauses for budget with nothing failed; raised and resumed, it completes once`, async () => {
+      const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'List three rivers. List three mountains.', ...submission });
+      assert.equal(submitted.status, 200, submitted.text);
+      const taskId = submitted.body.task_id;
+      const paused = await waitFor(`the ${mode} task to pause or end`, async () => {
+        const task = (await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body;
+        const types = await eventTypes(gateway(), taskId);
+        return types.includes('WORKFLOW_PAUSED') || types.includes('STREAM_END') ? { task, types } : undefined;
+      });
+      assert.equal(paused.task.status, 'TASK_STATUS_PAUSED', `ended instead: ${paused.task.error}`);
+      assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`)).body.pause_reason, 'budget');
+      assert.deepEqual(paused.types.filter((type) => type === 'ERROR_OCCURRED' || type === 'ERROR_RECOVERY'), [], 'no part failed or fell back');
+
+      assert.equal((await gateway().request('PUT', `/api/v1/tasks/${taskId}/budget`, { token_budget: 1_000_000 })).status, 200);
+      assert.equal((await gateway().request('POST', `/api/v1/tasks/${taskId}/resume`)).status, 202);
+      const task = await waitForTask(gateway(), taskId, 60_000);
+      assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+      const types = await eventTypes(gateway(), taskId);
+      assert.equal(types.filter((type) => type === 'WORKFLOW_COMPLETED').length, 1);
+      assert.deepEqual(types.filter((type) => type === 'ERROR_OCCURRED'), []);
+    });
+  }
+});
