@@ -43,3 +43,28 @@ test('the database read-only for 5 s with its sessions cut, mid-DAG: readiness 5
   assert.equal(retried.status, 200, retried.text);
   assert.equal((await waitForTask(gateway, retried.body.task_id)).status, 'TASK_STATUS_COMPLETED');
 });
+
+// The net under the engine: its record of a step refused (as by a read-only server) while the gateway's own writes
+// go through. Before, the execution ended with nothing recorded and the task stayed RUNNING under a live executor.
+test('the engine cannot record a step for a few seconds: the workflow stops without a false failure, and the live process resumes it from its recorded steps', { timeout: 120_000 }, async (t) => {
+  const gateway = await startGateway(t);
+  await gateway.sql.query(`
+    create table refuse_step_records (on_until timestamptz not null);
+    create function refuse_step_records() returns trigger language plpgsql as $$
+    begin
+      if exists (select 1 from refuse_step_records where on_until > now()) then
+        raise exception 'cannot execute INSERT in a read-only transaction' using errcode = '25006';
+      end if;
+      return new;
+    end $$;
+    create trigger refuse_step_records before insert on dbos.operation_outputs for each row execute function refuse_step_records()`);
+  const [taskId] = await submitDagTasks(gateway, 1, 1_000);
+  await waitUntilAgentsRun(gateway, [taskId], 1);
+  await gateway.sql.query(`insert into refuse_step_records values (now() + interval '4 seconds')`);
+
+  await waitForAllEnded(gateway, [taskId], 60_000);
+  await assertDagTasksCompletedOnce(gateway, [taskId]);
+  const { rows } = await gateway.sql.query(`select payload from task_events where task_id = $1 and type = 'ERROR_RECOVERY'`, [taskId]);
+  assert.ok(rows.some((row) => row.payload.recovery === 'stalled'), `the sweep resumed it: ${JSON.stringify(rows)}`);
+  assert.ok(gateway.isRunning());
+});
