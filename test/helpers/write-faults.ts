@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chown, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { waitFor, type Cleanup, type Gateway } from './gateway.ts';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * A superuser session on a test's own Postgres, opened before a fault: it stays writable (the database's defaults
@@ -74,4 +81,45 @@ export async function waitForAllEnded(gateway: Gateway, taskIds: string[], timeo
     const { rows } = await gateway.sql.query(`select count(*)::int as count from tasks where id = any($1) and status in ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT')`, [taskIds]);
     return rows[0].count === taskIds.length ? true : undefined;
   }, timeoutMs);
+}
+
+export interface SmallDisk {
+  /** Where the tmpfs is mounted (owned by the Postgres server's user). */
+  dir: string;
+  /** Fills what is left of it, so that the next file extension fails with "No space left on device". */
+  fill(): Promise<void>;
+  /** Frees the space `fill` took. */
+  free(): Promise<void>;
+}
+
+/**
+ * A tmpfs of `sizeMb` for a Postgres tablespace: the database's files live on it, the server's WAL does not, so a
+ * full disk refuses the writes that need new space (53100) instead of stopping the server. The reason instead
+ * when this machine does not let the test mount one (not root, or in a container without the right).
+ */
+export async function mountSmallDisk(t: Cleanup, sizeMb: number, ownerOf: string): Promise<SmallDisk | string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-small-disk-'));
+  try {
+    await execFileAsync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir]);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    return `mounting a tmpfs is not permitted here: ${(error as Error).message.split('\n')[0]}`;
+  }
+  t.after(async () => {
+    await execFileAsync('umount', ['-l', dir]).catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  });
+  const owner = await stat(ownerOf);
+  await chown(dir, owner.uid, owner.gid);
+  const filler = path.join(dir, 'filler');
+  return {
+    dir,
+    async fill() {
+      // Written until the disk refuses more (dd then fails, as expected), whatever the server adds meanwhile.
+      await execFileAsync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M']).catch((error: Error) => {
+        if (!error.message.includes('No space left on device')) throw error;
+      });
+    },
+    free: () => rm(filler, { force: true }),
+  };
 }
