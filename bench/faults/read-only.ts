@@ -30,7 +30,8 @@ async function runWindow(windowSeconds: number, taskCount: number): Promise<Wind
   const cleanup = { after: (fn: () => Promise<void> | void) => { cleanups.push(fn); } };
   try {
     const postgres = await startOwnPostgres(cleanup);
-    const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_CONNECT_TIMEOUT_MS: '1000' };
+    // Three processes at the default pools (20 + 20 each) would outgrow the server's 100 connections.
+    const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_CONNECT_TIMEOUT_MS: '1000', DB_POOL_SIZE: '10', ENGINE_DB_POOL_SIZE: '10' };
     const gateway = await startGateway(cleanup, { databaseUrl: postgres.url, env, args: ['--role', 'gateway'] });
     const workers = [
       await startGateway(cleanup, { databaseUrl: postgres.url, env: { ...env, EXECUTOR_ID: 'worker-a' }, args: ['--role', 'worker'] }),
