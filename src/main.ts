@@ -25,6 +25,7 @@ import type { Deps } from './deps.ts';
 import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { claimExecutorId, countExecutorStates, markStopped, purgeRetiredExecutors, renewLease, type ExecutorIdentity } from './engine/executors.ts';
 import { handOverWorkflows, recoverDeadExecutors } from './tasks/hand-over-workflows.ts';
+import { resumeStalledWorkflows } from './tasks/resume-stalled.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
@@ -39,6 +40,8 @@ import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+/** Workflows of this process that stopped running resume within seconds of the database taking writes again. */
+const STALLED_SWEEP_INTERVAL_MS = 2_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
 const TITLE_SWEEP_INTERVAL_MS = 5_000;
 /** After the drain (SHUTDOWN_GRACE_SECONDS), handing work back and closing everything must take no longer than this. */
@@ -115,6 +118,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     stopping: stopping.signal,
     handingOver: handingOver.signal,
     databaseHealth: connection.health,
+    writeRefusals: connection.writeRefusals,
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
     engine: starter,
@@ -133,6 +137,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => unparkReleasedTasks(deps), 'unpark sweep', logger, { now: true }),
+    every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),

@@ -95,6 +95,20 @@ export function isDisplaced(error: unknown): boolean {
   return error instanceof DBOSWorkflowConflictError || (error instanceof Error && error.name === 'DBOSWorkflowConflictError');
 }
 
+/**
+ * Ends this execution of the running workflow without recording an outcome, as a displaced one ends (isDisplaced):
+ * the engine records nothing for it and frees its worker. The workflow stays PENDING under this executor until it
+ * is put back on the queue (see findStalledWorkflows) and replayed from its recorded steps.
+ */
+export function abandonExecution(workflowId: string): never {
+  throw new DBOSWorkflowConflictError(workflowId);
+}
+
+/** Whether an execution of the workflow runs in this process now (a parked or abandoned one does not). */
+export function isRunningHere(workflowId: string): boolean {
+  return DBOSExecutor.globalInstance?.systemDatabase.checkForRunningWorkflow(workflowId) ?? false;
+}
+
 export async function isEngineHealthy(): Promise<boolean> {
   if (!DBOS.isInitialized()) return false;
   await DBOS.listQueues();

@@ -126,9 +126,9 @@ export async function countRecovered(db: Db, executorId: string, count: number):
  * from a queue) to its process-private internal queue, which every process dispatches, gateway-only ones too,
  * outside any tenant's partition. One statement: a workflow another worker has since taken (it is no longer
  * PENDING under this executor) is left alone, so each is handed on once however many workers try. Returns the
- * workflows with the number of times they have been started so far.
+ * workflows with the number of times they have been started so far. `onlyIds` limits it to those workflows.
  */
-export async function requeueExecutorWorkflows(db: Db, executorId: string): Promise<Array<{ workflowId: string; attempts: number }>> {
+export async function requeueExecutorWorkflows(db: Db, executorId: string, onlyIds?: string[]): Promise<Array<{ workflowId: string; attempts: number }>> {
   const { rows } = await sql<{ workflow_uuid: string; recovery_attempts: string }>`
     update dbos.workflow_status w set
       status = 'ENQUEUED', owner_xid = null, started_at_epoch_ms = null,
@@ -138,6 +138,7 @@ export async function requeueExecutorWorkflows(db: Db, executorId: string): Prom
     from tasks t
     where t.id::text = w.workflow_uuid and w.status = 'PENDING' and w.executor_id = ${executorId}
       and w.application_version = ${APPLICATION_VERSION}
+      and ${onlyIds === undefined ? sql`true` : sql`w.workflow_uuid = any(${onlyIds})`}
     returning w.workflow_uuid, w.recovery_attempts`.execute(db);
   return rows.map((row) => ({ workflowId: row.workflow_uuid, attempts: Number(row.recovery_attempts) }));
 }

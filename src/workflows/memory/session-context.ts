@@ -3,7 +3,7 @@ import { currentStepId } from '../../engine/engine.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
-import { endsTheTask } from '../runtime/control-errors.ts';
+import { isNotThePartsFailure } from '../runtime/control-errors.ts';
 import { MIN_SUMMARY_TOKENS, splitHistory, tokensOf, uncoveredMessages, type HistorySplit } from './history-plan.ts';
 import { estimateTokens, taskContextWindow, withCancelWatch } from '../agents/model-call.ts';
 import { comparePositions, loadSessionHistory, type HistoryMessage } from './session-history.ts';
@@ -121,7 +121,7 @@ async function attemptSummary(deps: Deps, task: TaskSnapshot, request: Compressi
     const summary = await withCancelWatch(deps, task.id, (cancel) => summariseConversation(deps, task, request, cancel));
     return summary === undefined ? { reason: 'token budget exhausted' } : { summary };
   } catch (error) {
-    if (endsTheTask(error)) throw error;
+    if (isNotThePartsFailure(error)) throw error;
     deps.logger.warn({ task_id: task.id, err: error }, 'context compression failed');
     return { reason: error instanceof Error ? error.message : String(error) };
   }

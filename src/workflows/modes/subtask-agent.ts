@@ -7,7 +7,7 @@ import { runAgent } from '../agents/run-agent.ts';
 import { allowedToolNames } from '../agents/role-tools.ts';
 import { buildSystemPrompt } from '../agents/system-prompt.ts';
 import type { Subtask, TaskPlan } from '../planning/plan.ts';
-import { endsTheTask } from '../runtime/control-errors.ts';
+import { isNotThePartsFailure } from '../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { describeExhausted } from '../agents/token-budget.ts';
 
@@ -45,7 +45,7 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
     if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
     return failed(deps, task, stepKey, subtask, describeExhausted(outcome.budgetExhausted));
   } catch (error) {
-    if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
+    if (cancel.aborted || deps.handingOver.aborted || isNotThePartsFailure(error)) throw error;
     return failed(deps, task, stepKey, subtask, error instanceof Error ? error.message : String(error));
   }
 }

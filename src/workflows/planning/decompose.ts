@@ -5,7 +5,7 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import { callModelWithinBudget, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
 import { availableToolNames } from '../agents/role-tools.ts';
-import { endsTheTask } from '../runtime/control-errors.ts';
+import { isNotThePartsFailure } from '../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
@@ -56,7 +56,7 @@ async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint,
     await appendEvents(deps, task.id, 'workflow', thresholdEvents(outcome.crossings));
     return parseDecomposition(parseJsonAnswer(outcome.result.text));
   } catch (error) {
-    if (cancel.aborted || endsTheTask(error)) throw error;
+    if (cancel.aborted || isNotThePartsFailure(error)) throw error;
     return error instanceof Error ? error.message : String(error);
   }
 }

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../../db/database-errors.ts';
 import { TaskTimeoutError } from './deadline.ts';
 
 /**
@@ -69,4 +70,13 @@ export class BudgetExhaustedError extends Error {
 export function endsTheTask(error: unknown): boolean {
   return TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error)
     || TaskParkedError.isInstance(error);
+}
+
+/**
+ * Errors a part of a task (an agent of a plan, a template node, the plan itself, the history summary) never takes
+ * as its own failure: those that end the task, and a database that failed under it, which the enclosing step
+ * waits out before it runs again.
+ */
+export function isNotThePartsFailure(error: unknown): boolean {
+  return endsTheTask(error) || isDatabaseUnavailable(error);
 }

@@ -5,7 +5,7 @@ import { appendEvents } from '../../../task-state/change-task.ts';
 import { keyedEvents, type AgentCall } from '../../agents/call-agent.ts';
 import { runAgent } from '../../agents/run-agent.ts';
 import { buildSystemPrompt } from '../../agents/system-prompt.ts';
-import { endsTheTask } from '../../runtime/control-errors.ts';
+import { isNotThePartsFailure } from '../../runtime/control-errors.ts';
 import { withDeadline } from '../../runtime/deadline.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { asText, fillArguments, fillPlaceholders, type PlaceholderValues } from './placeholders.ts';
@@ -40,7 +40,7 @@ export async function runTemplateNode(deps: Deps, task: TaskSnapshot, run: NodeR
     const produced = await produce(deps, task, run, stepKey, cancel);
     return { nodeId: node.id, ok: true, ...produced };
   } catch (error) {
-    if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
+    if (cancel.aborted || deps.handingOver.aborted || isNotThePartsFailure(error)) throw error;
     return failed(deps, task, stepKey, node, error instanceof Error ? error.message : String(error));
   }
 }
