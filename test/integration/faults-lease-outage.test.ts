@@ -75,7 +75,12 @@ test('Postgres stopped for twice EXECUTOR_DEAD_AFTER_SECONDS under a DAG load on
   // Fencing acted within seconds of the database's return; a whole lease later, anyone judged would have exited.
   const settled = backAt + 2 * DEAD_AFTER_SECONDS * 1000;
   if (Date.now() < settled) await sleep(settled - Date.now());
-  for (const [index, process] of processes.entries()) assert.ok(process.isRunning(), `process ${index} is still running:\n${process.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).map((line) => line.slice(0, 600)).slice(-8).join('\n')}`);
+  for (const [index, process] of processes.entries()) {
+    if (process.isRunning()) continue;
+    const exit = await process.exited();
+    const errors = process.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).map((line) => line.slice(0, 600)).slice(-8);
+    assert.fail(`process ${index} exited (code ${exit.code}, signal ${exit.signal}):\n${errors.join('\n')}`);
+  }
   const { rows: takenOver } = await api.sql.query(`select id, recovered_by from executors where recovered_at is not null`);
   assert.deepEqual(takenOver, [], 'no executor was taken over for an outage every process shared');
   await assertEachDagCompletedOnce(api, taskIds).catch(async (error: unknown) => {
