@@ -106,14 +106,24 @@ export async function findDeadExecutorsWithWork(db: Db, deadAfterSeconds: number
 }
 
 /**
- * Marks an executor taken over by `by` (if it comes back, its next heartbeat fails and it exits), before its
- * work is handed on, so that it is fenced from the moment anyone acts on its behalf.
+ * Takes an executor over for `by` if it is still dead now: its row is fenced (its next heartbeat fails and it exits)
+ * before its work is handed on. One statement that re-reads the row, so an executor that renewed its lease since it
+ * was found dead is left alone, and a judge that lost its own lease cannot fence anyone (it renews before judging).
+ * True for an executor with no live row at all (never registered, stopped, or already taken over): only its
+ * leftover work is handed on.
  */
-export async function markTakenOver(db: Db, executorId: string, by: string): Promise<void> {
-  await db.updateTable('executors')
-    .set({ recovered_at: sql`coalesce(recovered_at, now())` as never, recovered_by: sql`coalesce(recovered_by, ${by})` as never })
-    .where('id', '=', executorId).where('stopped_at', 'is', null)
-    .execute();
+export async function takeOverIfDead(db: Db, executorId: string, by: string, deadAfterSeconds: number): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    with fenced as (
+      update executors set recovered_at = now(), recovered_by = ${by}
+      where id = ${executorId} and stopped_at is null and recovered_at is null
+        and heartbeat_at <= now() - make_interval(secs => ${deadAfterSeconds})
+      returning id)
+    select id from fenced
+    union all
+    select ${executorId} where not exists (select 1 from executors where id = ${executorId} and stopped_at is null and recovered_at is null)`
+    .execute(db);
+  return rows.length > 0;
 }
 
 export async function countRecovered(db: Db, executorId: string, count: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { countRecovered, findDeadExecutorsWithWork, markTakenOver, requeueExecutorWorkflows } from '../engine/executors.ts';
+import { countRecovered, findDeadExecutorsWithWork, requeueExecutorWorkflows, takeOverIfDead } from '../engine/executors.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 
 export type HandOverReason = 'executor_lost' | 'shutdown' | 'stalled';
@@ -14,13 +14,14 @@ const HAND_OVER_MESSAGES: Record<HandOverReason, (executorId: string) => string>
  * Dead-worker recovery (issue 17): every executor that has pending workflows but no live process (its heartbeat
  * lapsed for EXECUTOR_DEAD_AFTER_SECONDS, or it never registered) is fenced, and its workflows go back to the
  * task queue for the live workers. Any number of workers may run this at once: each workflow is handed on once.
+ * Only a process that has just renewed its own lease may call it (executor-lease.ts), so of several judging at
+ * once at least one keeps its lease.
  */
 export async function recoverDeadExecutors(deps: Deps, me: string): Promise<number> {
+  const deadAfterSeconds = deps.config.executorDeadAfterSeconds;
   let recovered = 0;
-  for (const executorId of await findDeadExecutorsWithWork(deps.db, deps.config.executorDeadAfterSeconds)) {
-    // Never this process's own id: a process that was asleep renews its lease before it judges anyone.
-    if (executorId === me) continue;
-    await markTakenOver(deps.db, executorId, me);
+  for (const executorId of await findDeadExecutorsWithWork(deps.db, deadAfterSeconds)) {
+    if (executorId === me || !await takeOverIfDead(deps.db, executorId, me, deadAfterSeconds)) continue;
     recovered += await handOverWorkflows(deps, executorId, me, 'executor_lost');
   }
   return recovered;
