@@ -23,7 +23,11 @@ interface WindowResult {
   lastCompletedAfterMs: number | string;
   exactlyOnce: string;
   exited: string[];
+  /** An exited process's last error or fatal log lines: why it ended. */
+  exitReasons: string[];
 }
+
+const lastWords = (output: string) => output.split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(-3).join('\n') || output.split('\n').slice(-5).join('\n');
 
 async function runWindow(windowSeconds: number, taskCount: number): Promise<WindowResult> {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -66,6 +70,7 @@ async function runWindow(windowSeconds: number, taskCount: number): Promise<Wind
     return {
       windowSeconds, readinessMs: await Promise.all(readiness), submissions, lastCompletedAfterMs, exactlyOnce,
       exited: processes.flatMap((process, index) => (process.isRunning() ? [] : [names[index]])),
+      exitReasons: processes.flatMap((process, index) => (process.isRunning() ? [] : [`${names[index]}: ${lastWords(process.output())}`])),
     };
   } finally {
     for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch(() => {});
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
   for (const windowSeconds of values.windows.split(',').map(Number)) {
     const result = await runWindow(windowSeconds, Number(values.tasks));
     const completed = typeof result.lastCompletedAfterMs === 'number' ? `+${(result.lastCompletedAfterMs / 1000).toFixed(1)} s` : result.lastCompletedAfterMs;
+    for (const reason of result.exitReasons) console.error(`${windowSeconds} s window, exited: ${reason}`);
     console.log(`| ${windowSeconds} s | ${result.readinessMs.map((ms) => `${ms} ms`).join(' / ')} | ${result.submissions.join(', ')} | ${completed} | ${result.exactlyOnce} | ${result.exited.length === 0 ? 'none' : result.exited.join(', ')} |`);
   }
 }

@@ -137,3 +137,62 @@ test('kill -9 during an MCP call with effects outside the gateway: after the res
   const { rows: [recorded] } = await gateway.sql.query('select error from tool_calls where task_id = $1', [taskId]);
   assert.equal(recorded.error, observation.error);
 });
+
+/**
+ * Holds the engine's record of the named step (its `operation_outputs` row) until released, so that a kill -9 falls
+ * after the step's effects committed and before the engine knows the step ran: its re-run is what is tested.
+ */
+async function holdStepRecord(databaseUrl: string, stepName: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query(`
+    create function hold_step_record() returns trigger language plpgsql as $$
+    begin
+      if new.function_name = ${pg.escapeLiteral(stepName)} then perform pg_advisory_xact_lock(4242); end if;
+      return new;
+    end $$;
+    create trigger hold_step_record before insert on dbos.operation_outputs for each row execute function hold_step_record()`);
+  await holder.query('select pg_advisory_lock(4242)');
+  return {
+    async waiting() {
+      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4242 and not granted`);
+      return rows[0].count > 0;
+    },
+    async release() {
+      await holder.query('select pg_advisory_unlock(4242)');
+      await holder.query('drop trigger hold_step_record on dbos.operation_outputs; drop function hold_step_record()');
+      await holder.end();
+    },
+  };
+}
+
+test('kill -9 after a template\'s tool node wrote to the workspace, before the engine recorded its step: after the restart the write took effect once', { timeout: 120_000 }, async (t) => {
+  const templatesDir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-template-once-'));
+  t.after(() => rm(templatesDir, { recursive: true, force: true }));
+  await writeFile(path.join(templatesDir, 'append-once.yaml'), [
+    'name: append-once',
+    'version: "1.0.0"',
+    'description: Appends one line to a workspace file.',
+    'nodes:',
+    '  - id: append',
+    '    kind: tool',
+    '    tool: file_write',
+    '    args: { path: log.txt, content: "A0\\n", append: true }',
+  ].join('\n'));
+  const gateway = await startGateway(t, { env: { ...env, TEMPLATES_DIR: templatesDir } });
+  const hold = await holdStepRecord(gateway.databaseUrl, 'template-node:append');
+  const submitted = await gateway.request('POST', '/api/v1/tasks',
+    { query: 'Append a line.', session_id: 'template-once', context: { template: 'append-once', disable_ai: true } });
+  assert.equal(submitted.status, 200, submitted.text);
+  await waitFor('the write to commit and its step record to wait', async () =>
+    (await fileText(gateway, 'template-once', 'log.txt')) === 'A0\n' && await hold.waiting() ? true : undefined, 30_000);
+  await gateway.kill('SIGKILL');
+  await hold.release();
+  await gateway.restart();
+
+  const task = await waitForTask(gateway, submitted.body.task_id, 60_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  assert.equal(await fileText(gateway, 'template-once', 'log.txt'), 'A0\n', 'the node\'s write once');
+  const calls = await recordedCalls(gateway, submitted.body.task_id);
+  assert.deepEqual(calls.map((call) => [call.tool, call.error, call.output?.size]), [['file_write', null, 3]]);
+});

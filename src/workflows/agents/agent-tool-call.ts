@@ -137,7 +137,7 @@ export const OUTCOME_UNKNOWN = 'outcome unknown: the worker running this call st
  * it says the outcome is unknown until the call's own row replaces it, so a re-run replays that instead of
  * running the call again. None for other tools.
  */
-export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string): Promise<Insertable<ToolCallsTable>[]> {
+export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<Insertable<ToolCallsTable>[]> {
   if (deps.tools.get(request.toolName)?.effects !== 'external') return [];
   // Read before the claim is written, so that this run does not take its own claim for an earlier run's.
   if (await recordedOutcome(deps.db, task, use, request, key)) return [];
@@ -152,7 +152,30 @@ function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, 
   })));
 }
 
-async function recordedOutcome(db: Db, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
+/** Where a step's earlier calls are looked up: its key, and their rows once loaded. */
+type RecordedCalls = Pick<ToolUse, 'stepKey' | 'recorded'>;
+
+/**
+ * A call made outside an agent's loop (a template's tool node), with the loop's guarantees: a re-run of its step
+ * replays what the first run recorded, a tool that changes our database records the call with its change, and one
+ * that acts outside the gateway runs at most once. It is its step's one call: `<stepKey>:c0`.
+ */
+export async function callToolOnce(deps: Deps, task: TaskSnapshot, stepKey: string, toolName: string, input: unknown, cancel: AbortSignal): Promise<ToolOutcome> {
+  const calls: RecordedCalls = { stepKey };
+  const key = `${stepKey}:c0`;
+  const request = { toolCallId: key, toolName, input } as RequestedToolCall;
+  const replayed = await recordedOutcome(deps.db, task, calls, request, key);
+  if (replayed) return replayed;
+  const started = performance.now();
+  const rowOf = (outcome: ToolOutcome) => callRow(task, request, key, outcome,
+    outcome.error === undefined ? deps.tools.get(toolName)?.costPerUseUsd ?? 0 : 0, Math.round(performance.now() - started));
+  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, calls, request, key));
+  const outcome = await invokeTool(deps, task, request, cancel, (transaction, output) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]));
+  await insertToolCallRows(deps.db, [rowOf(outcome)]);
+  return outcome;
+}
+
+async function recordedOutcome(db: Db, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
   use.recorded ??= await loadRecordedCalls(db, task.id, use.stepKey);
   const row = use.recorded.get(key);
   if (!row || row.tool !== request.toolName || !isDeepStrictEqual(row.input, request.input ?? null)) return undefined;
