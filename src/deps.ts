@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { WriteRefusals } from './db/write-refusals.ts';
 import type { TaskStarter } from './engine/engine.ts';
 import type { EventHub } from './events/event-hub.ts';
 import type { GroupCommitter } from './events/group-commit.ts';
@@ -39,6 +40,8 @@ export interface Deps {
   handingOver: AbortSignal;
   /** `ok`, or what is wrong with the database this process supervises (the embedded server restarting or failing). */
   databaseHealth(): string;
+  /** The writes the database refused lately (read-only, out of disk): readiness is 503 while they go on. */
+  writeRefusals: WriteRefusals;
   /** Concurrent streams per credential in this process, shared by every kind of stream. */
   streamSlots: StreamSlots;
   /** Names sessions after their first completed task, off the tasks' path. */

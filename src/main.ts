@@ -18,13 +18,15 @@ import { connectDatabase, type DatabaseConnection } from './db/connect.ts';
 import { createEventHub } from './events/event-hub.ts';
 import { createGroupCommitter } from './events/group-commit.ts';
 import { purgeExpiredEvents } from './events/purge-events.ts';
-import { backgroundErrors, executorHeartbeats, executors } from './observability/metrics.ts';
+import { backgroundErrors } from './observability/metrics.ts';
 import { createMetricsExposition } from './observability/metrics-exposition.ts';
 import { startMetricsListener } from './probes/metrics-listener.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
-import { claimExecutorId, countExecutorStates, markStopped, purgeRetiredExecutors, renewLease, type ExecutorIdentity } from './engine/executors.ts';
-import { handOverWorkflows, recoverDeadExecutors } from './tasks/hand-over-workflows.ts';
+import { claimExecutorId, markStopped, purgeRetiredExecutors, type ExecutorIdentity } from './engine/executors.ts';
+import { createExecutorLease } from './tasks/executor-lease.ts';
+import { handOverWorkflows } from './tasks/hand-over-workflows.ts';
+import { resumeStalledWorkflows } from './tasks/resume-stalled.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
 import { loadPolicy } from './policy/policy.ts';
@@ -39,11 +41,13 @@ import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+/** Workflows of this process that stopped running resume within seconds of the database taking writes again. */
+const STALLED_SWEEP_INTERVAL_MS = 2_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
 const TITLE_SWEEP_INTERVAL_MS = 5_000;
 /** After the drain (SHUTDOWN_GRACE_SECONDS), handing work back and closing everything must take no longer than this. */
 const SHUTDOWN_CLEANUP_MS = 10_000;
-/** The exit status of a process that found its identity taken over (see keepLease). */
+/** The exit status of a process that found its identity taken over (see exitFenced). */
 const EXIT_FENCED = 75;
 const EVENT_PURGE_INTERVAL_MS = 60 * 60_000;
 const USAGE = 'usage: node src/main.ts <serve|migrate|keys> [--role all|gateway|worker]';
@@ -115,6 +119,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     stopping: stopping.signal,
     handingOver: handingOver.signal,
     databaseHealth: connection.health,
+    writeRefusals: connection.writeRefusals,
     streamSlots: createStreamSlots({ db: connection.db, config, logger }),
     titles: createSessionTitler({ config, db: connection.db, models, logger }),
     engine: starter,
@@ -128,11 +133,12 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
 
   await adoptUnpartitionedWorkflows(deps);
   await requeueOrphanedTasks(deps, 0);
-  const leaseMs = heartbeatIntervalMs(config);
-  const heartbeat = every(leaseMs, () => keepLease(deps, identity), 'executor heartbeat', logger);
+  const lease = createExecutorLease(deps, identity, { judgesOthers: config.role !== 'gateway', onFenced: () => exitFenced(logger, identity) });
+  const heartbeat = every(lease.intervalMs, () => lease.beat(), 'executor heartbeat', logger);
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
+    every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
@@ -140,7 +146,6 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     ...(config.role === 'gateway' ? [] : [
       every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true }),
       every(config.schedules.pollIntervalMs, () => fireDueSchedules(deps), 'schedule runs', logger, { now: true }),
-      every(leaseMs, () => recoverDeadExecutors(deps, identity.id), 'dead executor recovery', logger, { now: true }),
     ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeRetiredExecutors(connection.db), 'retired executor purge', logger),
@@ -192,27 +197,13 @@ async function claimIdentity(connection: DatabaseConnection, config: Readonly<Co
   }
 }
 
-/** Renews the lease a few times per EXECUTOR_DEAD_AFTER_SECONDS, so one late beat never makes a process look dead. */
-const heartbeatIntervalMs = (config: Readonly<Config>) => Math.max(500, Math.floor((config.executorDeadAfterSeconds * 1000) / 6));
-
 /**
- * Renews this process's lease. A process that finds its lease gone was taken for dead (it was frozen, or cut off
- * from the database) and its workflows were handed to other workers: it exits at once, so that nothing it was
+ * A process that finds its lease gone was taken for dead (it was frozen, or cut off from the database while the
+ * others were not) and its workflows were handed to other workers: it exits at once, so that nothing it was
  * running goes on a second time beside them. A supervisor starts it again with a fresh lease.
  */
-async function keepLease(deps: Deps, identity: ExecutorIdentity): Promise<void> {
-  const renewed = await renewLease(deps.db, identity).catch((error: unknown) => {
-    executorHeartbeats.inc({ outcome: 'failed' });
-    throw error;
-  });
-  if (renewed) {
-    executorHeartbeats.inc({ outcome: 'ok' });
-    const states = await countExecutorStates(deps.db, deps.config.executorDeadAfterSeconds);
-    for (const [state, count] of Object.entries(states)) executors.set({ state }, count);
-    return;
-  }
-  executorHeartbeats.inc({ outcome: 'failed' });
-  deps.logger.fatal({ executor_id: identity.id }, 'this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice');
+function exitFenced(logger: Logger, identity: ExecutorIdentity): never {
+  logger.fatal({ executor_id: identity.id }, 'this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice');
   process.exit(EXIT_FENCED);
 }
 

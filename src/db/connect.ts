@@ -4,12 +4,15 @@ import { createDatabase, type Db } from './database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres.ts';
 import { migrateToLatest } from './migrate.ts';
 import { assertSessionConnections } from './session-check.ts';
+import type { WriteRefusals } from './write-refusals.ts';
 
 export interface DatabaseConnection {
   url: string;
   db: Db;
   /** `ok` for an external server; the embedded server's supervision state otherwise (see EmbeddedPostgresHandle). */
   health(): string;
+  /** The writes the server refused lately (read-only, out of disk), for readiness. */
+  writeRefusals: WriteRefusals;
   /** The pool's connections now, for the metrics. */
   poolUse(): PoolUse;
   close(): Promise<void>;
@@ -36,7 +39,7 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger, 
     // An external URL may lead through a pooler; the embedded server is always reached directly.
     await assertSessionConnections(url);
   }
-  const { db, pool } = createDatabase(url, config.databasePool);
+  const { db, pool, writeRefusals } = createDatabase(url, config.databasePool);
   try {
     const applied = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
@@ -49,6 +52,7 @@ export async function connectDatabase(config: Readonly<Config>, logger: Logger, 
     url,
     db,
     health: () => embedded?.health() ?? 'ok',
+    writeRefusals,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.databasePool.size }),
     async close() {
       await db.destroy();

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { isDatabaseUnavailable } from './database-errors.ts';
 import type { Database } from './schema.ts';
+import { createWriteRefusals, type WriteRefusals } from './write-refusals.ts';
 
 export type Db = Kysely<Database>;
 
@@ -24,7 +25,7 @@ export interface PoolOptions {
   connectTimeoutMs: number;
 }
 
-export function createDatabase(connectionString: string, options: PoolOptions): { db: Db; pool: pg.Pool } {
+export function createDatabase(connectionString: string, options: PoolOptions): { db: Db; pool: pg.Pool; writeRefusals: WriteRefusals } {
   const pool = new pg.Pool({
     connectionString,
     max: options.size,
@@ -40,21 +41,24 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
   // idle client reports to the pool; a checked-out one between statements reports to its own listener.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) });
-  return { db, pool };
+  const writeRefusals = createWriteRefusals();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals) }) });
+  return { db, pool, writeRefusals };
 }
 
 /**
  * A client whose statement timed out may still be waiting for the answer, and one whose connection broke
- * is useless: both leave the pool when released instead of serving the next caller.
+ * is useless: both leave the pool when released instead of serving the next caller. So does one whose writes
+ * were refused: a session opened while the database was read-only stays read-only after it is writable again.
  */
-function discardingBrokenClients(pool: pg.Pool): PostgresPool {
+function discardingBrokenClients(pool: pg.Pool, writeRefusals: WriteRefusals): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       let broken: Error | undefined;
       const query = (text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]).catch((error: Error) => {
         if (isDatabaseUnavailable(error)) broken = error;
+        writeRefusals.note(error);
         throw error;
       });
       return { query, release: () => client.release(broken) } as unknown as PostgresPoolClient;

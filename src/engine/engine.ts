@@ -95,6 +95,20 @@ export function isDisplaced(error: unknown): boolean {
   return error instanceof DBOSWorkflowConflictError || (error instanceof Error && error.name === 'DBOSWorkflowConflictError');
 }
 
+/**
+ * Ends this execution of the running workflow without recording an outcome, as a displaced one ends (isDisplaced):
+ * the engine records nothing for it and frees its worker. The workflow stays PENDING under this executor until it
+ * is put back on the queue (see findStalledWorkflows) and replayed from its recorded steps.
+ */
+export function abandonExecution(workflowId: string): never {
+  throw new DBOSWorkflowConflictError(workflowId);
+}
+
+/** Whether an execution of the workflow runs in this process now (a parked or abandoned one does not). */
+export function isRunningHere(workflowId: string): boolean {
+  return DBOSExecutor.globalInstance?.systemDatabase.checkForRunningWorkflow(workflowId) ?? false;
+}
+
 export async function isEngineHealthy(): Promise<boolean> {
   if (!DBOS.isInitialized()) return false;
   await DBOS.listQueues();
@@ -231,14 +245,18 @@ export function currentStepId(): number {
   return DBOS.stepID ?? 0;
 }
 
+/** Runs a database read again until the database answers (db/retry.ts, which needs the caller's logger). */
+export type WaitForDatabase = <R>(attempt: () => Promise<R>) => Promise<R>;
+
 /**
  * Runs `work` as a durable step: its outcome is recorded, and a replay returns the record instead of running it.
  * A step starts only while this execution still owns its workflow: one displaced by another worker stops at
  * its next step (isDisplaced) instead of calling a model a second time; the engine checks again on recording.
+ * That check waits out an unreachable database like the step's own work: an outage is not the step's outcome.
  */
-export function runDurableStep<T>(name: string, work: () => Promise<T>): Promise<T> {
+export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForDatabase: WaitForDatabase = (attempt) => attempt()): Promise<T> {
   return DBOS.runStep(async () => {
-    await assertStillOwnsWorkflow(DBOS.workflowID!);
+    await waitForDatabase(() => assertStillOwnsWorkflow(DBOS.workflowID!));
     return work();
   }, { name });
 }

@@ -106,14 +106,24 @@ export async function findDeadExecutorsWithWork(db: Db, deadAfterSeconds: number
 }
 
 /**
- * Marks an executor taken over by `by` (if it comes back, its next heartbeat fails and it exits), before its
- * work is handed on, so that it is fenced from the moment anyone acts on its behalf.
+ * Takes an executor over for `by` if it is still dead now: its row is fenced (its next heartbeat fails and it exits)
+ * before its work is handed on. One statement that re-reads the row, so an executor that renewed its lease since it
+ * was found dead is left alone, and a judge that lost its own lease cannot fence anyone (it renews before judging).
+ * True for an executor with no live row at all (never registered, stopped, or already taken over): only its
+ * leftover work is handed on.
  */
-export async function markTakenOver(db: Db, executorId: string, by: string): Promise<void> {
-  await db.updateTable('executors')
-    .set({ recovered_at: sql`coalesce(recovered_at, now())` as never, recovered_by: sql`coalesce(recovered_by, ${by})` as never })
-    .where('id', '=', executorId).where('stopped_at', 'is', null)
-    .execute();
+export async function takeOverIfDead(db: Db, executorId: string, by: string, deadAfterSeconds: number): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    with fenced as (
+      update executors set recovered_at = now(), recovered_by = ${by}
+      where id = ${executorId} and stopped_at is null and recovered_at is null
+        and heartbeat_at <= now() - make_interval(secs => ${deadAfterSeconds})
+      returning id)
+    select id from fenced
+    union all
+    select ${executorId} where not exists (select 1 from executors where id = ${executorId} and stopped_at is null and recovered_at is null)`
+    .execute(db);
+  return rows.length > 0;
 }
 
 export async function countRecovered(db: Db, executorId: string, count: number): Promise<void> {
@@ -126,9 +136,9 @@ export async function countRecovered(db: Db, executorId: string, count: number):
  * from a queue) to its process-private internal queue, which every process dispatches, gateway-only ones too,
  * outside any tenant's partition. One statement: a workflow another worker has since taken (it is no longer
  * PENDING under this executor) is left alone, so each is handed on once however many workers try. Returns the
- * workflows with the number of times they have been started so far.
+ * workflows with the number of times they have been started so far. `onlyIds` limits it to those workflows.
  */
-export async function requeueExecutorWorkflows(db: Db, executorId: string): Promise<Array<{ workflowId: string; attempts: number }>> {
+export async function requeueExecutorWorkflows(db: Db, executorId: string, onlyIds?: string[]): Promise<Array<{ workflowId: string; attempts: number }>> {
   const { rows } = await sql<{ workflow_uuid: string; recovery_attempts: string }>`
     update dbos.workflow_status w set
       status = 'ENQUEUED', owner_xid = null, started_at_epoch_ms = null,
@@ -138,6 +148,7 @@ export async function requeueExecutorWorkflows(db: Db, executorId: string): Prom
     from tasks t
     where t.id::text = w.workflow_uuid and w.status = 'PENDING' and w.executor_id = ${executorId}
       and w.application_version = ${APPLICATION_VERSION}
+      and ${onlyIds === undefined ? sql`true` : sql`w.workflow_uuid = any(${onlyIds})`}
     returning w.workflow_uuid, w.recovery_attempts`.execute(db);
   return rows.map((row) => ({ workflowId: row.workflow_uuid, attempts: Number(row.recovery_attempts) }));
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/database-errors.ts';
 import { conflict, serviceUnavailable } from '../errors.ts';
 import { EVENTS_CHANNEL, listenForWakes, type EventHub } from '../events/event-hub.ts';
 import { uuidFromText } from '../uuid.ts';
@@ -78,20 +79,31 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
   app.addHook('onSend', async (request, reply, payload) => {
     const scope = request.idempotencyScope;
     if (!scope || !request.idempotencyClaimed) return payload;
-    if (reply.statusCode >= 200 && reply.statusCode < 300) {
-      await db.updateTable('idempotency_records').where('scope_hash', '=', scope).set({
-        state: 'completed',
-        status_code: reply.statusCode,
-        headers: JSON.stringify(pickHeaders(reply)),
-        body: typeof payload === 'string' ? payload : JSON.stringify(payload),
-      }).execute();
-    } else {
-      await db.deleteFrom('idempotency_records').where('scope_hash', '=', scope).execute();
-    }
+    // The answer tells what the request did: a database that cannot store it for replays (read-only, out of disk)
+    // does not turn a task it created into a 503. The claim then stays in progress, and a retry after
+    // IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS runs the handler again, which finds what this one created
+    // (idempotentResourceId).
+    await storeAnswer(db, scope, reply, payload).catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error)) throw error;
+      request.log.warn({ err: error }, 'idempotent answer not stored; a retry runs the request again and finds what it created');
+    });
     events.wake(answerKey(scope));
-    await sql`select pg_notify(${EVENTS_CHANNEL}, ${answerKey(scope)})`.execute(db);
     return payload;
   });
+}
+
+async function storeAnswer(db: Db, scope: string, reply: FastifyReply, payload: unknown): Promise<void> {
+  if (reply.statusCode >= 200 && reply.statusCode < 300) {
+    await db.updateTable('idempotency_records').where('scope_hash', '=', scope).set({
+      state: 'completed',
+      status_code: reply.statusCode,
+      headers: JSON.stringify(pickHeaders(reply)),
+      body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    }).execute();
+  } else {
+    await db.deleteFrom('idempotency_records').where('scope_hash', '=', scope).execute();
+  }
+  await sql`select pg_notify(${EVENTS_CHANNEL}, ${answerKey(scope)})`.execute(db);
 }
 
 const answerKey = (scope: string) => `idempotency:${scope}`;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import pTimeout from 'p-timeout';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
+import { checkWritable } from '../db/write-refusals.ts';
 import { isEngineHealthy } from '../engine/engine.ts';
 import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../http/error-body.ts';
@@ -67,13 +68,28 @@ export function metricsRoute(app: App, deps: Deps, options: { onOwnListener: boo
 async function readinessChecks(deps: Deps): Promise<Record<string, string>> {
   // From the first moment of a shutdown, load balancers are to send new work elsewhere.
   if (deps.stopping.aborted) return { shutdown: 'failing: shutting down; draining the work in flight' };
-  const [database, engine] = await Promise.all([
+  const [database, writes, engine] = await Promise.all([
     probe(async () => { await sql`select 1`.execute(deps.db); }),
+    probe(() => checkWrites(deps)),
     probe(async () => { if (!await isEngineHealthy()) throw new Error('not launched'); }),
   ]);
   const models = await probe(async () => { deps.models.resolveCandidates({}); });
-  return { database, engine, models: models === 'ok' ? `ok: ${deps.models.describe()}` : models };
+  return { database, writes, engine, models: models === 'ok' ? `ok: ${deps.models.describe()}` : models };
 }
+
+/**
+ * A process whose writes fail cannot take work, even when every read answers. The probe sees a read-only server
+ * (a standby, a storage-full switch) at once; a server out of disk refuses only the writes that need new space,
+ * so the refusals this process met lately count too.
+ */
+async function checkWrites(deps: Deps): Promise<void> {
+  const refused = deps.writeRefusals.recent(WRITE_REFUSAL_MEMORY_MS);
+  if (refused !== undefined) throw new Error(`the database refused a write within the last ${WRITE_REFUSAL_MEMORY_MS / 1000} s: ${refused}`);
+  await checkWritable(deps.db);
+}
+
+/** How long a refused write keeps readiness at 503: longer than the pauses between the retries of waiting work. */
+const WRITE_REFUSAL_MEMORY_MS = 5_000;
 
 /** Each check answers within this, so the probe answers in time even when the database is frozen. */
 const CHECK_TIMEOUT_MS = 1_500;

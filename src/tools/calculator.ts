@@ -37,6 +37,7 @@ export const calculatorTool: ToolDefinition = {
   category: 'math',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input) => evaluateExpression(String(input.expression)),
 };
 

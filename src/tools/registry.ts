@@ -15,7 +15,24 @@ export interface ToolContext {
   signal: AbortSignal;
   db: Db;
   config: Readonly<Config>;
+  /**
+   * For a task's call: records the call as done, with the output it returns, in the caller's transaction. A tool
+   * whose effects are `database` calls it in the transaction that makes its change, so that the change and the
+   * record commit together and a re-run after a crash replays the record instead of changing anything again.
+   * Absent outside a task (the tools API).
+   */
+  recordCall?: (transaction: Db, output: unknown) => Promise<void>;
 }
+
+/**
+ * What running a call a second time would do, which decides how a task re-run after a crash treats a call whose
+ * outcome was not recorded (docs/decisions.md, issue 26):
+ * - `none`: it only reads or computes; it simply runs again.
+ * - `database`: it changes our database, and records its call (`ToolContext.recordCall`) in the same transaction.
+ * - `external`: it may change something outside our database; it runs at most once, and a re-run that cannot
+ *   know whether it ran answers that its outcome is unknown.
+ */
+export type ToolEffects = 'none' | 'database' | 'external';
 
 /**
  * A tool an agent can call (issue 14, scope 5). The parameters are a JSON schema the model sees and the
@@ -30,6 +47,7 @@ export interface ToolDefinition {
   costPerUseUsd: number;
   /** Calls that can change the world outside the task (files, shells, code) may need a human's approval. */
   dangerous: boolean;
+  effects: ToolEffects;
   /** The tenants that may use it (an MCP server's, as configured); absent: every tenant, as for the built-in tools. */
   tenants?: ReadonlySet<string>;
   execute(input: Record<string, unknown>, context: ToolContext): Promise<unknown>;

@@ -48,6 +48,7 @@ export const statisticsTool: ToolDefinition = {
   category: 'math',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input) => describeValues(
     input.values as number[],
     (input.measures as Measure[] | undefined) ?? [...MEASURES],

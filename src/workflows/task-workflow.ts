@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
-import { isDisplaced, registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
+import { isDatabaseUnavailable } from '../db/database-errors.ts';
+import { abandonExecution, isDisplaced, registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { activeWorkflows } from '../observability/metrics.ts';
 import { answerAtOnce } from './modes/answer-at-once.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
@@ -76,6 +77,7 @@ async function endWithError(deps: Deps, taskId: string, error: unknown): Promise
   // Another worker owns the workflow now: it runs the task and records how it ends; this execution writes nothing.
   if (isDisplaced(error)) throw error;
   if (deps.handingOver.aborted) return haltForShutdown();
+  if (isDatabaseUnavailable(error)) return abandonForTheDatabase(deps, taskId, error);
   await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
   return 'ended';
 }
@@ -87,6 +89,18 @@ async function endWithError(deps: Deps, taskId: string, error: unknown): Promise
  */
 function haltForShutdown(): Promise<never> {
   return new Promise(() => {});
+}
+
+/**
+ * Our own database work waits out an outage inside each step; an error of that kind that reaches here comes from
+ * the engine's record of a step, which it could not write (a read-only or full database, a connection lost at that
+ * moment). It is not the task's failure, and this execution cannot go on past the step it lost: it stops without
+ * recording anything, and the stalled-workflow sweep (tasks/resume-stalled.ts) resumes the workflow from its
+ * recorded steps once the database takes writes again.
+ */
+function abandonForTheDatabase(deps: Deps, taskId: string, error: unknown): never {
+  deps.logger.warn({ task_id: taskId, err: error }, 'the engine could not record a step; the task resumes from its last recorded step once the database takes writes');
+  return abandonExecution(taskId);
 }
 
 /** Errors come back from step records by name: cancellation, the deadline, or a failure. */

@@ -97,7 +97,7 @@ describe('the tool loop of one agent', () => {
   let counterRuns = 0;
 
   const counter: ToolDefinition = {
-    name: 'counter', description: 'Counts its runs', category: 'test', costPerUseUsd: 0.25, dangerous: false,
+    name: 'counter', description: 'Counts its runs', category: 'test', costPerUseUsd: 0.25, dangerous: false, effects: 'none',
     parameters: { type: 'object', properties: {}, additionalProperties: true },
     execute: async () => ++counterRuns,
   };

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/tools/browser/find-chromium.ts';
 import { startDnsStandIn, type DnsStandIn } from '../fixtures/dns-stand-in.ts';
-import { useGateway } from '../helpers/gateway.ts';
+import { useGateway, waitForTask } from '../helpers/gateway.ts';
 
 const chromiumMissing = await findChromium(process.env.CHROMIUM_PATH).then(() => false, (error: Error) => error.message);
 
@@ -137,6 +137,24 @@ describe('a name whose answer changes to loopback after the guard checked it', {
     const typed = await execute('browser_type', { url: `http://localhost:${port}/form`, selector: '#q', text: 'deltas', submit: true });
     assert.equal(typed.error, null);
     assert.deepEqual([typed.output.final_url, typed.output.title], [`http://form.rebind.test:${port}/next?q=deltas`, 'Next page']);
+    assert.deepEqual(loopbackRequests, []);
+  });
+
+  it('browser_screenshot shoots the page from the checked answer, and refuses a name that turned to loopback', { skip: chromiumMissing || undefined }, async () => {
+    // A screenshot is stored in a session's workspace: a task opens the session.
+    const task = await gateway().request('POST', '/api/v1/tasks', { query: 'open a session', mode: 'simple', session_id: 'rebind-shots' });
+    assert.equal(task.status, 200, task.text);
+    await waitForTask(gateway(), task.body.task_id);
+    const shot = await execute('browser_screenshot', { url: `http://localhost:${port}/article` });
+    assert.match(shot.error ?? '', /has no session/);
+    const answer = await gateway().request('POST', '/api/v1/tools/browser_screenshot/execute',
+      { arguments: { url: `http://localhost:${port}/article` }, session_id: 'rebind-shots' });
+    assert.equal(answer.body.error, null, answer.text);
+    assert.ok(allowedRequests.includes(`localhost:${port}/article`));
+    const refused = await gateway().request('POST', '/api/v1/tools/browser_screenshot/execute',
+      { arguments: { url: `http://shot.rebind.test:${port}/article` }, session_id: 'rebind-shots' });
+    assert.equal(refused.body.success, false);
+    assert.equal(refused.body.error, LOOPBACK_REFUSAL('shot.rebind.test'));
     assert.deepEqual(loopbackRequests, []);
   });
 

@@ -34,6 +34,8 @@ export const bashTool: ToolDefinition = {
   category: 'code',
   costPerUseUsd: 0,
   dangerous: true,
+  // Its sandbox keeps nothing today, but it runs whatever the model writes: treated as acting on the world.
+  effects: 'external',
   execute: async (input, context) => runBash(String(input.command), context),
 };
 

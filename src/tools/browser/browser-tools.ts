@@ -1,6 +1,6 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { workspaceOf } from '../files/workspace-scope.ts';
-import { writeWorkspaceFile } from '../files/workspace-store.ts';
+import { writeWorkspaceFile, type WrittenFile } from '../files/workspace-store.ts';
 import type { ToolDefinition } from '../registry.ts';
 import { describePage, MAX_TEXT_LENGTH, MAX_URL_LENGTH, titleOf, withGuardedPage } from './guarded-page.ts';
 
@@ -17,10 +17,11 @@ function objectOf(properties: Record<string, JSONSchema7>, required: string[]): 
  * The browser tools (issue 15, scope 8). Each call opens its url in a fresh context of a shared headless
  * Chromium, so nothing (cookies, logins, the page) carries over from one call to the next: an interaction is
  * one call. They only read pages, so none is dangerous: a click or a typed text reaches only a site the
- * network guard allows, in a context that holds no one's credentials.
+ * network guard allows, in a context that holds no one's credentials. A click or a submitted form may still change
+ * that site, so those two run at most once (ToolEffects); a screenshot records its call with its file.
  */
-const browserTool = (tool: Omit<ToolDefinition, 'category' | 'costPerUseUsd' | 'dangerous'>): ToolDefinition =>
-  ({ ...tool, category: 'browser', costPerUseUsd: 0, dangerous: false });
+const browserTool = (tool: Omit<ToolDefinition, 'category' | 'costPerUseUsd' | 'dangerous' | 'effects'> & Partial<Pick<ToolDefinition, 'effects'>>): ToolDefinition =>
+  ({ effects: 'none', ...tool, category: 'browser', costPerUseUsd: 0, dangerous: false });
 
 export const browserNavigateTool = browserTool({
   name: 'browser_navigate',
@@ -49,6 +50,7 @@ export const browserExtractTool = browserTool({
 
 export const browserClickTool = browserTool({
   name: 'browser_click',
+  effects: 'external',
   description: 'Opens a page in a headless browser, clicks the element a selector names, waits for what it loads, and returns the resulting final url, title and visible text.',
   parameters: objectOf({ url, selector }, ['url', 'selector']),
   execute: (input, context) => withGuardedPage(String(input.url), context, async (page) => {
@@ -60,6 +62,7 @@ export const browserClickTool = browserTool({
 
 export const browserTypeTool = browserTool({
   name: 'browser_type',
+  effects: 'external',
   description: 'Opens a page in a headless browser, types text into the field a selector names (replacing its content), optionally presses Enter to submit, and returns the resulting final url, title and visible text.',
   parameters: objectOf({
     url, selector, text: { type: 'string', maxLength: 10_000, description: 'The text to type' },
@@ -78,6 +81,7 @@ export const browserTypeTool = browserTool({
 
 export const browserScreenshotTool = browserTool({
   name: 'browser_screenshot',
+  effects: 'database',
   description: 'Opens a page in a headless browser and stores a PNG screenshot of it (the viewport, or the whole page with `full_page`) in the session workspace under screenshots/; returns its path, width, height and size.',
   parameters: objectOf({ url, full_page: { type: 'boolean', description: 'The whole scrollable page instead of the viewport (default false)' } }, ['url']),
   async execute(input, context) {
@@ -87,9 +91,11 @@ export const browserScreenshotTool = browserTool({
     const scope = workspaceOf(context);
     const png = await withGuardedPage(String(input.url), context, (page) => page.screenshot({ type: 'png', fullPage: input.full_page === true }));
     const path = `screenshots/${new Date().toISOString().replaceAll(':', '-')}.png`;
-    const { file } = await writeWorkspaceFile(context.db, scope, context.config.workspace, path, () => png);
     // A PNG's IHDR chunk holds the width and height, big-endian, at bytes 16 and 20.
-    return { path: file.path, width: png.readUInt32BE(16), height: png.readUInt32BE(20), bytes: file.size };
+    const outputOf = ({ file }: WrittenFile) => ({ path: file.path, width: png.readUInt32BE(16), height: png.readUInt32BE(20), bytes: file.size });
+    const written = await writeWorkspaceFile(context.db, scope, context.config.workspace, path, () => png,
+      (transaction, result) => context.recordCall?.(transaction, outputOf(result)));
+    return outputOf(written);
   },
 });
 

@@ -15,9 +15,10 @@ export const fileDeleteTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: true,
+  effects: 'database',
   async execute(input, context) {
-    const path = normalizeWorkspacePath(String(input.path));
-    if (!await deleteWorkspaceFile(context.db, workspaceOf(context), path)) throw new Error(`no such file: ${path}`);
-    return { path, deleted: true };
+    const output = { path: normalizeWorkspacePath(String(input.path)), deleted: true };
+    await deleteWorkspaceFile(context.db, workspaceOf(context), output.path, (transaction) => context.recordCall?.(transaction, output));
+    return output;
   },
 };

@@ -20,6 +20,7 @@ export const fileEditTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: true,
+  effects: 'database',
   async execute(input, context) {
     const path = normalizeWorkspacePath(String(input.path));
     const oldText = String(input.old_text);
@@ -30,7 +31,7 @@ export const fileEditTool: ToolDefinition = {
       const at = onlyOccurrence(text, oldText, path);
       line = lineAt(text, at);
       return Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length), 'utf8');
-    });
+    }, (transaction, written) => context.recordCall?.(transaction, { ...fileView(written.file), line }));
     return { ...fileView(file), line };
   },
 };

@@ -20,6 +20,7 @@ export const fileListTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   async execute(input, context) {
     const prefix = normalizeWorkspaceDirectory(input.directory === undefined ? undefined : String(input.directory));
     const scope = workspaceOf(context);

@@ -25,6 +25,7 @@ export const fileReadTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   async execute(input, context) {
     const path = normalizeWorkspacePath(String(input.path));
     const file = await readWorkspaceFile(context.db, workspaceOf(context), path);

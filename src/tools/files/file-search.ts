@@ -27,6 +27,7 @@ export const fileSearchTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   async execute(input, context) {
     const prefix = normalizeWorkspaceDirectory(input.directory === undefined ? undefined : String(input.directory));
     const found = await searchWorkspace(context.db, workspaceOf(context), {

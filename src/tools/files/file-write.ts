@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '../registry.ts';
 import { normalizeWorkspacePath } from './workspace-path.ts';
 import { fileView, PATH_PARAMETER, workspaceOf } from './workspace-scope.ts';
-import { writeWorkspaceFile } from './workspace-store.ts';
+import { writeWorkspaceFile, type WrittenFile } from './workspace-store.ts';
 
 export const fileWriteTool: ToolDefinition = {
   name: 'file_write',
@@ -20,12 +20,15 @@ export const fileWriteTool: ToolDefinition = {
   category: 'files',
   costPerUseUsd: 0,
   dangerous: true,
+  effects: 'database',
   async execute(input, context) {
     const path = normalizeWorkspacePath(String(input.path));
     const added = Buffer.from(String(input.content), 'utf8');
     const append = input.append === true;
-    const { file, created } = await writeWorkspaceFile(context.db, workspaceOf(context), context.config.workspace, path,
-      (current) => (append && current ? Buffer.concat([current.content, added]) : added));
-    return { ...fileView(file), created };
+    const outputOf = ({ file, created }: WrittenFile) => ({ ...fileView(file), created });
+    const written = await writeWorkspaceFile(context.db, workspaceOf(context), context.config.workspace, path,
+      (current) => (append && current ? Buffer.concat([current.content, added]) : added),
+      (transaction, result) => context.recordCall?.(transaction, outputOf(result)));
+    return outputOf(written);
   },
 };

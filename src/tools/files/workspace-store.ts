@@ -58,12 +58,20 @@ export async function measureWorkspace(db: Db, scope: WorkspaceScope, prefix = '
     .executeTakeFirstOrThrow();
 }
 
+export interface WrittenFile { file: WorkspaceFileInfo; created: boolean }
+
+/** Work that must commit with a change (a tool records its call: ToolContext.recordCall), given its result. */
+export type WithChange<T> = (transaction: Db, result: T) => Promise<void> | undefined;
+
 /**
  * Writes a file from its current content, under the session's row lock: concurrent writers of one workspace
  * (tasks in several processes) take turns, so neither an edit is lost nor a quota overrun by two writes that
  * each fitted alone. `FOR NO KEY UPDATE` leaves the row's key free: tasks can still be added to the session.
+ * `withChange` runs in the same transaction, once the file is written.
  */
-export async function writeWorkspaceFile(db: Db, scope: WorkspaceScope, quota: WorkspaceQuota, path: string, change: FileChange): Promise<{ file: WorkspaceFileInfo; created: boolean }> {
+export async function writeWorkspaceFile(
+  db: Db, scope: WorkspaceScope, quota: WorkspaceQuota, path: string, change: FileChange, withChange?: WithChange<WrittenFile>,
+): Promise<WrittenFile> {
   return db.transaction().execute(async (transaction) => {
     await lockWorkspace(transaction, scope);
     const current = await readWorkspaceFile(transaction, scope, path);
@@ -76,17 +84,20 @@ export async function writeWorkspaceFile(db: Db, scope: WorkspaceScope, quota: W
       })))
       .returning(['path', 'size', 'sha256', 'is_text', 'created_at', 'updated_at'])
       .executeTakeFirstOrThrow();
-    return { file: toInfo(row), created: current === undefined };
+    const written = { file: toInfo(row), created: current === undefined };
+    await withChange?.(transaction, written);
+    return written;
   });
 }
 
-/** False when there was no such file. */
-export async function deleteWorkspaceFile(db: Db, scope: WorkspaceScope, path: string): Promise<boolean> {
+/** Fails when there is no such file; `withChange` runs in the transaction that deleted it. */
+export async function deleteWorkspaceFile(db: Db, scope: WorkspaceScope, path: string, withChange?: WithChange<string>): Promise<void> {
   return db.transaction().execute(async (transaction) => {
     await lockWorkspace(transaction, scope);
     const deleted = await transaction.deleteFrom('session_files')
       .where('session_id', '=', scope.sessionId).where('path', '=', path).executeTakeFirst();
-    return deleted.numDeletedRows > 0n;
+    if (deleted.numDeletedRows === 0n) throw new Error(`no such file: ${path}`);
+    await withChange?.(transaction, path);
   });
 }
 

@@ -85,7 +85,12 @@ function transportOf(spec: McpServerSpec, maxAnswerBytes: number): Transport {
   return new StdioClientTransport({ command: spec.command, args: spec.args, env: { PATH: process.env.PATH ?? '', ...spec.env }, stderr: 'pipe' });
 }
 
-interface ListedTool { name: string; description?: string; inputSchema: Record<string, unknown> }
+interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
+}
 
 function toRegistryTool(
   spec: McpServerSpec, tool: ListedTool, connection: () => { client?: Client; lastError: string }, tenants: ReadonlySet<string> | undefined,
@@ -97,6 +102,8 @@ function toRegistryTool(
     category: 'mcp',
     costPerUseUsd: 0,
     dangerous: spec.dangerous ?? true,
+    // MCP's hints default to a tool that writes and is not idempotent: unless it says otherwise, at most once.
+    effects: tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true ? 'none' : 'external',
     tenants,
     async execute(input, context) {
       const { client, lastError } = connection();

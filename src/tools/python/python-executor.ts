@@ -29,6 +29,8 @@ export const pythonExecutorTool: ToolDefinition = {
   category: 'code',
   costPerUseUsd: 0,
   dangerous: true,
+  // A fresh interpreter with no network on a copy of the workspace: nothing it does outlives the call.
+  effects: 'none',
   execute: (input, context) => executePython(input, context),
 };
 

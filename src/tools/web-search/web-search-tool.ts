@@ -26,6 +26,7 @@ export const webSearchTool: ToolDefinition = {
   category: 'search',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input, context) => {
     const provider = searchProviderFor(context.config.webSearch);
     const query = String(input.query);

@@ -28,6 +28,7 @@ export const webCrawlTool: ToolDefinition = {
   category: 'web',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input, context) => crawl(context, {
     start: parseStartUrl(String(input.url)),
     maxDepth: (input.max_depth as number | undefined) ?? DEFAULT_DEPTH,

@@ -24,6 +24,7 @@ export const webFetchTool: ToolDefinition = {
   category: 'web',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input, context) => {
     const maxLength = (input.max_length as number | undefined) ?? DEFAULT_MAX_LENGTH;
     const fetchOne = async (url: string) => (await fetchPage(url, context, maxLength)).page;

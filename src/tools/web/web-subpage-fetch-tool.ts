@@ -24,6 +24,7 @@ export const webSubpageFetchTool: ToolDefinition = {
   category: 'web',
   costPerUseUsd: 0,
   dangerous: false,
+  effects: 'none',
   execute: async (input, context) => {
     const site = parseSiteUrl(String(input.url));
     const maxLength = (input.max_length as number | undefined) ?? DEFAULT_MAX_LENGTH;

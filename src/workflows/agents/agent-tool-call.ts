@@ -8,7 +8,8 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
 import { inToolSpan } from '../../observability/spans.ts';
-import type { ToolOutcome } from '../../tools/registry.ts';
+import { storableJson } from '../../db/storable-text.ts';
+import type { ToolContext, ToolOutcome } from '../../tools/registry.ts';
 import { countRefusedToolCall } from '../../tools/tool-metrics.ts';
 import { withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -103,32 +104,78 @@ export function invokedEvent(use: ToolUse, request: RequestedToolCall, key: stri
  */
 export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string, cancel: AbortSignal): Promise<CallRecord> {
   const started = performance.now();
-  const outcome = await recordedOutcome(deps.db, task, use, request, key) ?? await invokeTool(deps, task, request, cancel);
-  const durationMs = Math.round(performance.now() - started);
-  const costUsd = outcome.error === undefined ? deps.tools.get(request.toolName)?.costPerUseUsd ?? 0 : 0;
+  const costOf = (outcome: ToolOutcome) => (outcome.error === undefined ? deps.tools.get(request.toolName)?.costPerUseUsd ?? 0 : 0);
+  const rowOf = (outcome: ToolOutcome) => callRow(task, request, key, outcome, costOf(outcome), Math.round(performance.now() - started));
+  // A tool that changes our database records its call in the transaction of its change (ToolContext.recordCall).
+  const recordCall = (transaction: Db, output: unknown) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]);
+  const outcome = await recordedOutcome(deps.db, task, use, request, key) ?? await invokeTool(deps, task, request, cancel, recordCall);
+  const row = rowOf(outcome);
   use.executed += 1;
   use.consecutiveErrors = outcome.error === undefined ? 0 : use.consecutiveErrors + 1;
   const observed = outcome.error === undefined ? { output: observedOutput(outcome.output) } : { error: outcome.error };
   return {
     part: resultPart(request, outcome.error === undefined ? countOutput(use, outcome.output) : { type: 'error-text', value: outcome.error }),
-    events: [observationEvent(use, request, key, { ...observed, duration_ms: durationMs, cost_usd: costUsd })],
-    row: {
-      task_id: task.id, call_key: key, tool: request.toolName, input: JSON.stringify(request.input ?? null),
-      output: outcome.error === undefined ? JSON.stringify(outcome.output) : null, error: outcome.error ?? null,
-      cost_usd: costUsd, duration_ms: durationMs,
-    },
+    events: [observationEvent(use, request, key, { ...observed, duration_ms: row.duration_ms, cost_usd: row.cost_usd })],
+    row,
   };
 }
 
+function callRow(task: TaskSnapshot, request: RequestedToolCall, key: string, outcome: ToolOutcome, costUsd: number, durationMs: number): Insertable<ToolCallsTable> {
+  return {
+    task_id: task.id, call_key: key, tool: request.toolName, input: JSON.stringify(request.input ?? null),
+    output: outcome.error === undefined ? JSON.stringify(outcome.output) : null, error: outcome.error ?? null,
+    cost_usd: costUsd, duration_ms: durationMs,
+  };
+}
+
+/** What a call that acts outside our database is recorded as while it runs, and so what a re-run after a crash answers. */
+export const OUTCOME_UNKNOWN = 'outcome unknown: the worker running this call stopped before it recorded what the call did, '
+  + 'and a call that acts outside the gateway is not run a second time. Check whether it took effect before calling it again.';
+
+/**
+ * The row that makes a call of a tool with `external` effects run at most once: committed before the call starts,
+ * it says the outcome is unknown until the call's own row replaces it, so a re-run replays that instead of
+ * running the call again. None for other tools.
+ */
+export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<Insertable<ToolCallsTable>[]> {
+  if (deps.tools.get(request.toolName)?.effects !== 'external') return [];
+  // Read before the claim is written, so that this run does not take its own claim for an earlier run's.
+  if (await recordedOutcome(deps.db, task, use, request, key)) return [];
+  return [callRow(task, request, key, { error: OUTCOME_UNKNOWN }, 0, 0)];
+}
+
 /** The call runs as a span of the agent's; a call replayed from its row makes none. */
-function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal): Promise<ToolOutcome> {
+function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal, recordCall: ToolContext['recordCall']): Promise<ToolOutcome> {
   const attributes = { 'gen_ai.tool.call.id': request.toolCallId, 'agentgate.task.id': task.id };
   return inToolSpan(request.toolName, { attributes }, () => withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
-    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
+    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config, recordCall,
   })));
 }
 
-async function recordedOutcome(db: Db, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
+/** Where a step's earlier calls are looked up: its key, and their rows once loaded. */
+type RecordedCalls = Pick<ToolUse, 'stepKey' | 'recorded'>;
+
+/**
+ * A call made outside an agent's loop (a template's tool node), with the loop's guarantees: a re-run of its step
+ * replays what the first run recorded, a tool that changes our database records the call with its change, and one
+ * that acts outside the gateway runs at most once. It is its step's one call: `<stepKey>:c0`.
+ */
+export async function callToolOnce(deps: Deps, task: TaskSnapshot, stepKey: string, toolName: string, input: unknown, cancel: AbortSignal): Promise<ToolOutcome> {
+  const calls: RecordedCalls = { stepKey };
+  const key = `${stepKey}:c0`;
+  const request = { toolCallId: key, toolName, input } as RequestedToolCall;
+  const replayed = await recordedOutcome(deps.db, task, calls, request, key);
+  if (replayed) return replayed;
+  const started = performance.now();
+  const rowOf = (outcome: ToolOutcome) => callRow(task, request, key, outcome,
+    outcome.error === undefined ? deps.tools.get(toolName)?.costPerUseUsd ?? 0 : 0, Math.round(performance.now() - started));
+  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, calls, request, key));
+  const outcome = await invokeTool(deps, task, request, cancel, (transaction, output) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]));
+  await insertToolCallRows(deps.db, [rowOf(outcome)]);
+  return outcome;
+}
+
+async function recordedOutcome(db: Db, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<ToolOutcome | undefined> {
   use.recorded ??= await loadRecordedCalls(db, task.id, use.stepKey);
   const row = use.recorded.get(key);
   if (!row || row.tool !== request.toolName || !isDeepStrictEqual(row.input, request.input ?? null)) return undefined;

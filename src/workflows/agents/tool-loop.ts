@@ -10,7 +10,7 @@ import { toolNeedsApproval } from '../runtime/approval-need.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { gateToolCall } from '../runtime/tool-approval.ts';
 import {
-  AGENT_TOOL_LIMITS, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
+  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
   type CallRecord, type ToolLoopLimits, type ToolUse,
 } from './agent-tool-call.ts';
 import {
@@ -206,7 +206,8 @@ async function runAllowedCall(
     const { refusal } = await gateToolCall(deps, task, { agentId: use.agentId, tool: request.toolName, input: request.input, callKey: key });
     if (refusal) return { record: refuseCall(deps, use, request, key, refusal), pending };
   }
-  await commitWrites(deps, task, pending, [invokedEvent(use, request, key)]);
+  const claim = await atMostOnceRows(deps, task, use, request, key);
+  await commitWrites(deps, task, { ...pending, rows: [...pending.rows, ...claim] }, [invokedEvent(use, request, key)]);
   return { record: await runCall(deps, task, use, request, key, cancel), pending: { events: [], rows: [] } };
 }
 

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../../db/database-errors.ts';
 import { TaskTimeoutError } from './deadline.ts';
 
 /**
@@ -63,10 +64,13 @@ export class BudgetExhaustedError extends Error {
 
 /**
  * Errors that end the whole task's run wherever they arise: cancellation, the deadline, a budget it may not wait
- * on, and a park (an agent's tool call waits for an approval, runtime/tool-approval.ts). A part that turns its
- * own failures into a partial result (an agent of a plan, a template node, the history summary) lets these through.
+ * on, a park (an agent's tool call waits for an approval, runtime/tool-approval.ts), and a database that stopped
+ * answering (the step runs again once it answers: runtime/task-step.ts). A part that turns its own failures into a
+ * partial result (an agent of a plan, a template node, the plan itself, the history summary) lets these through: an outage is not
+ * the part's failure, and recording it as one would make the re-run keep it.
  */
 export function endsTheTask(error: unknown): boolean {
   return TaskCancelledError.isInstance(error) || TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error)
-    || TaskParkedError.isInstance(error);
+    || TaskParkedError.isInstance(error) || isDatabaseUnavailable(error);
 }
+

@@ -11,8 +11,9 @@ import { inSpan } from '../../observability/spans.ts';
  * the work that ran.
  */
 export function runTaskStep<T>(deps: Deps, name: string, work: () => Promise<T>): Promise<T> {
-  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, () =>
-    retryUntilDatabaseAnswers(work, { logger: deps.logger, what: `run step ${name}` })));
+  const options = { logger: deps.logger, what: `run step ${name}` };
+  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, () => retryUntilDatabaseAnswers(work, options)),
+    (attempt) => retryUntilDatabaseAnswers(attempt, options));
 }
 
 const stepAttributes = (name: string) => ({

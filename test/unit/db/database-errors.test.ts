@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isDatabaseUnavailable, isQueryTimeout, isTransientConflict } from '../../../src/db/database-errors.ts';
+import { isDatabaseUnavailable, isQueryTimeout, isTransientConflict, isWriteRefused } from '../../../src/db/database-errors.ts';
 
 const withCode = (code: string, message = 'error') => Object.assign(new Error(message), { code });
 
@@ -24,6 +24,22 @@ test('lost, refused and restarting connections make the database unavailable', (
     new Error('query failed', { cause: withCode('ECONNRESET') }),
     new AggregateError([withCode('ECONNREFUSED')]),
   ]) assert.ok(isDatabaseUnavailable(error), String(error));
+});
+
+test('writes refused for now (read-only, a standby, disk full) pass like an outage, and are told apart from a lost connection', () => {
+  const refused = [
+    withCode('25006', 'cannot execute INSERT in a read-only transaction'),
+    new Error('wrapped', { cause: withCode('25006') }),
+    withCode('53100', 'could not extend file "base/16384/16385": No space left on device'),
+    withCode('XX000', 'cannot assign TransactionIds during recovery'),
+  ];
+  for (const error of refused) {
+    assert.ok(isDatabaseUnavailable(error), String(error));
+    assert.ok(isWriteRefused(error), String(error));
+  }
+  for (const error of [withCode('57P01'), withCode('ECONNREFUSED'), withCode('23505'), withCode('25P02', 'current transaction is aborted')]) {
+    assert.equal(isWriteRefused(error), false, String(error));
+  }
 });
 
 test('a query cancelled by statement_timeout is a timeout, not an outage; errors of the request are neither', () => {

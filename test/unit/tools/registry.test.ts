@@ -8,7 +8,7 @@ const context = (signal = new AbortController().signal): ToolContext => offlineT
 
 function echoTool(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
   return {
-    name: 'echo', description: 'Echoes its text', category: 'test', costPerUseUsd: 0, dangerous: false,
+    name: 'echo', description: 'Echoes its text', category: 'test', costPerUseUsd: 0, dangerous: false, effects: 'none',
     parameters: { type: 'object', properties: { text: { type: 'string', maxLength: 10 } }, required: ['text'], additionalProperties: false },
     execute: async (input) => ({ echoed: input.text }),
     ...overrides,

@@ -7,7 +7,7 @@ import { approvalNeed, recordedApprovalNeed, toolNeedsApproval } from '../../../
 import { parseTaskSettings } from '../../../src/workflows/runtime/task-settings.ts';
 
 const tool = (name: string, dangerous: boolean): ToolDefinition => ({
-  name, dangerous, description: name, parameters: { type: 'object' }, category: 'test', costPerUseUsd: 0, execute: async () => null,
+  name, dangerous, description: name, parameters: { type: 'object' }, category: 'test', costPerUseUsd: 0, effects: 'none', execute: async () => null,
 });
 const tools = createToolRegistry([tool('shell_runner', true), tool('calculator', false), tool('bash', true), tool('python_executor', true)]);
 const depsWith = (env: Record<string, string> = {}) => ({ config: loadConfig(env), tools });

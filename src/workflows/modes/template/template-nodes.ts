@@ -2,6 +2,7 @@ import type { Deps } from '../../../deps.ts';
 import { currentStepId } from '../../../engine/engine.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
+import { callToolOnce } from '../../agents/agent-tool-call.ts';
 import { keyedEvents, type AgentCall } from '../../agents/call-agent.ts';
 import { runAgent } from '../../agents/run-agent.ts';
 import { buildSystemPrompt } from '../../agents/system-prompt.ts';
@@ -72,10 +73,7 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
     started(node.id, 'tool'),
     { type: 'TOOL_INVOKED', agentId: node.id, message: `Calling ${node.tool}`, payload: { ...call, args } },
   ], `${stepKey}:invoke`));
-  const outcome = await withDeadline(deps.config, task, cancel, (signal) =>
-    deps.tools.invoke(node.tool, args, {
-      taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config,
-    }));
+  const outcome = await callToolOnce(deps, task, stepKey, node.tool, args, cancel);
   const output = outcome.error === undefined ? asText(outcome.output) : undefined;
   await appendEvents(deps, task.id, 'workflow', keyedEvents([
     {

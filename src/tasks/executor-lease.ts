@@ -1,0 +1,69 @@
+import type { Deps } from '../deps.ts';
+import { countExecutorStates, renewLease, type ExecutorIdentity } from '../engine/executors.ts';
+import { backgroundErrors, executorHeartbeats, executors } from '../observability/metrics.ts';
+import { recoverDeadExecutors } from './hand-over-workflows.ts';
+
+export interface ExecutorLease {
+  /** How often `beat` should run: a few times per EXECUTOR_DEAD_AFTER_SECONDS, so one late beat never looks dead. */
+  intervalMs: number;
+  /** Renews the lease; then, in a process that recovers others' work, judges the others (issue 26). */
+  beat(): Promise<void>;
+}
+
+export interface LeaseOptions {
+  /** Worker and `all` processes take dead executors' work over; a gateway-only process runs none. */
+  judgesOthers: boolean;
+  /** Called when the lease is found taken over: whatever runs here must stop at once. */
+  onFenced(): void;
+}
+
+/**
+ * This process's executor lease. After an outage every lease is equally stale, and whoever came back first would
+ * take the others over. So a process judges others only right after renewing its own lease, and only once it has
+ * held that lease without a failed renewal, or one half a period late, for a whole EXECUTOR_DEAD_AFTER_SECONDS: an executor it then
+ * finds dead stayed silent for that long while the database answered this process, which is not an outage they
+ * shared. Meanwhile every live process renews. Start-up counts as a late renewal: a new process has not watched
+ * the others for a whole period yet.
+ */
+export function createExecutorLease(deps: Deps, identity: ExecutorIdentity, options: LeaseOptions): ExecutorLease {
+  const deadAfterMs = deps.config.executorDeadAfterSeconds * 1000;
+  const intervalMs = Math.max(500, Math.floor(deadAfterMs / 6));
+  let lastRenewedAt = performance.now();
+  let troubleAt = lastRenewedAt;
+  let judging = false;
+
+  const judge = () => {
+    if (judging) return;
+    judging = true;
+    recoverDeadExecutors(deps, identity.id)
+      .catch((error: unknown) => {
+        backgroundErrors.inc({ source: 'dead executor recovery' });
+        deps.logger.error({ err: error }, 'dead executor recovery failed');
+      })
+      .finally(() => { judging = false; });
+  };
+
+  return {
+    intervalMs,
+    async beat() {
+      const renewed = await renewLease(deps.db, identity).catch((error: unknown) => {
+        executorHeartbeats.inc({ outcome: 'failed' });
+        troubleAt = performance.now();
+        throw error;
+      });
+      if (!renewed) {
+        executorHeartbeats.inc({ outcome: 'failed' });
+        options.onFenced();
+        return;
+      }
+      executorHeartbeats.inc({ outcome: 'ok' });
+      const now = performance.now();
+      // A renewal this late (the process or its database stalled) may have left the lease near its end.
+      if (now - lastRenewedAt > deadAfterMs / 2) troubleAt = now;
+      lastRenewedAt = now;
+      if (options.judgesOthers && now - troubleAt >= deadAfterMs) judge();
+      const states = await countExecutorStates(deps.db, deps.config.executorDeadAfterSeconds);
+      for (const [state, count] of Object.entries(states)) executors.set({ state }, count);
+    },
+  };
+}
