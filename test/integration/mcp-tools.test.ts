@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createTestMcpServer } from '../fixtures/mcp-test-tools.ts';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { stdioTestServerLines } from '../fixtures/mcp-test-config.ts';
 
 const directory = path.join(os.tmpdir(), `agentgate-mcp-${process.pid}`);
 const pidFile = path.join(directory, 'server.pid');
@@ -33,14 +34,7 @@ const MAX_ANSWER_BYTES = 65_536;
 function writeConfig(httpPort: number, jsonPort: number): void {
   writeFileSync(configFile, [
     'servers:',
-    '  - name: testsrv',
-    '    transport: stdio',
-    `    command: ${JSON.stringify(process.execPath)}`,
-    `    args: [${JSON.stringify(path.resolve(import.meta.dirname, '../fixtures/mcp-test-server.ts'))}]`,
-    `    env: { MCP_TEST_PID_FILE: ${JSON.stringify(pidFile)} }`,
-    '    timeout_ms: 20000',
-    '    dangerous: false',
-    "    tenants: ['*']",
+    ...stdioTestServerLines({ env: { MCP_TEST_PID_FILE: pidFile }, timeoutMs: 20_000 }),
     '  - name: remote',
     '    transport: http',
     `    url: http://127.0.0.1:${httpPort}/mcp`,

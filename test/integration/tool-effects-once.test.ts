@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { stdioTestServerLines } from '../fixtures/mcp-test-config.ts';
 
 const env = { DEFAULT_TASK_MODE: 'auto' };
 
@@ -94,14 +95,7 @@ async function mcpConfig(t: { after(fn: () => Promise<void>): void }): Promise<{
   const callLog = path.join(directory, 'calls.log');
   await writeFile(configFile, [
     'servers:',
-    '  - name: testsrv',
-    '    transport: stdio',
-    `    command: ${JSON.stringify(process.execPath)}`,
-    `    args: [${JSON.stringify(path.resolve(import.meta.dirname, '../fixtures/mcp-test-server.ts'))}]`,
-    `    env: { MCP_TEST_CALL_LOG: ${JSON.stringify(callLog)} }`,
-    '    timeout_ms: 60000',
-    '    dangerous: false',
-    "    tenants: ['*']",
+    ...stdioTestServerLines({ env: { MCP_TEST_CALL_LOG: callLog }, timeoutMs: 60_000 }),
   ].join('\n'));
   return { configFile, calls: async () => (await readFile(callLog, 'utf8').catch(() => '')).split('\n').filter(Boolean) };
 }

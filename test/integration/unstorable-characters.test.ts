@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { start as startStandIn, type StandIn } from '../fixtures/openai-stand-in.ts';
 import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { stdioTestServerLines } from '../fixtures/mcp-test-config.ts';
 
 // Postgres refuses NUL in text and jsonb, and jsonb refuses unpaired surrogates (`\ud800`). Whatever a tool
 // returns or a model says is stored as events, tool call rows, results and engine step records: each such
@@ -58,12 +59,7 @@ writeFileSync(path.join(directory, 'corpus', 'tides.md'),
   '---\ntitle: Tides\nurl: https://offline.agentgate.example/tides\n---\n# Tides\n\nTides rise\u0000twice a day along the coast.\n');
 writeFileSync(mcpConfig, [
   'servers:',
-  '  - name: testsrv',
-  '    transport: stdio',
-  `    command: ${JSON.stringify(process.execPath)}`,
-  `    args: [${JSON.stringify(path.resolve(import.meta.dirname, '../fixtures/mcp-test-server.ts'))}]`,
-  '    dangerous: false',
-  "    tenants: ['*']",
+  ...stdioTestServerLines(),
 ].join('\n'));
 after(() => rmSync(directory, { recursive: true, force: true }));
 
