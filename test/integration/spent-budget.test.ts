@@ -35,9 +35,11 @@ describe('a spent token budget, mode by mode', () => {
       assert.equal(submitted.status, 200, submitted.text);
       const taskId = submitted.body.task_id;
       const paused = await waitFor(`the ${mode} task to pause or end`, async () => {
-        const task = (await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body;
+        // The pause event and the task's status are two writes: wait for both (or for the end).
         const types = await eventTypes(gateway(), taskId);
-        return types.includes('WORKFLOW_PAUSED') || types.includes('STREAM_END') ? { task, types } : undefined;
+        const task = (await gateway().request('GET', `/api/v1/tasks/${taskId}`)).body;
+        const hasPaused = types.includes('WORKFLOW_PAUSED') && task.status !== 'TASK_STATUS_RUNNING';
+        return hasPaused || types.includes('STREAM_END') ? { task, types } : undefined;
       });
       assert.equal(paused.task.status, 'TASK_STATUS_PAUSED', `ended instead: ${paused.task.error}`);
       assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`)).body.pause_reason, 'budget');
