@@ -106,9 +106,13 @@ describe('untrusted content is read off the event loop, within limits', () => {
     for (const call of watched.result) {
       const [page] = call.output.pages;
       assert.equal(page.title, 'Long page');
-      assert.match(page.content, /^Rivers carry sediment/);
-      // Read as an article, unless the machine is so busy that the article reader hit the time limit.
-      assert.ok(page.notice === undefined || page.notice === 'read as plain text: the article reader took longer than 10000 ms (TOOLS_PARSE_TIMEOUT_MS)', page.notice);
+      // Read as an article (the body alone), unless the machine is so busy that the article reader hit the
+      // time limit: then as plain text, headings and all.
+      if (page.notice === undefined) assert.match(page.content, /^Rivers carry sediment/);
+      else {
+        assert.equal(page.notice, 'read as plain text: the article reader took longer than 10000 ms (TOOLS_PARSE_TIMEOUT_MS)');
+        assert.match(page.content, /^Section 0\n[^]*Rivers carry sediment/);
+      }
     }
     assertResponsive(t, watched, 'ordinaryPages');
   });
