@@ -51,6 +51,11 @@ describe('the cited report', () => {
     assert.ok(!report.text.includes('evil.example'));
   });
 
+  it('recognises a Sources list introduced by a bold line, up to the next heading', () => {
+    const report = buildCitedReport('Fact [1].\n\n**Sources:**\n1. https://c.example/three\n\n## Next\n\nMore.', sources);
+    assert.equal(report.text, 'Fact [1].\n\n## Next\n\nMore.\n\n## Sources\n\n[1] Source C - https://c.example/three\n');
+  });
+
   it('leaves code, links, reference definitions and indexing alone', () => {
     const text = 'See `items[2]` and [2](https://a.example/one) and array[3] and [text][1].\n\n```\nlist[1] = [2]\n```\n\n[1]: https://a.example/one';
     const report = buildCitedReport(text, sources);

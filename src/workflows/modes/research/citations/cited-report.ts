@@ -16,7 +16,9 @@ export interface CitedReport<T extends CitableSource> {
   droppedMarkers: number;
 }
 
-const SOURCES_HEADING = /^(#{1,6})\s*\**\s*(sources|references|citations|bibliography|works cited)\s*:?\s*\**\s*$/i;
+/** `## Sources`, `### References:`, or a line of its own such as `**Sources:**` (which runs to the next heading). */
+const SOURCES_HEADING = /^(#{1,6})?\s*\**\s*(sources|references|citations|bibliography|works cited)\s*:?\s*\**\s*:?$/i;
+const BELOW_EVERY_HEADING = 7;
 const HEADING = /^(#{1,6})\s/;
 const FENCE = /^\s*(```|~~~)/;
 /**
@@ -89,7 +91,7 @@ function splitSourcesSections(report: string): { body: string; listed: Map<numbe
     if (sectionLevel !== undefined && heading && heading[1]!.length <= sectionLevel) sectionLevel = undefined;
     const sourcesHeading = SOURCES_HEADING.exec(line.trim());
     if (sourcesHeading) {
-      sectionLevel = sourcesHeading[1]!.length;
+      sectionLevel = sourcesHeading[1]?.length ?? BELOW_EVERY_HEADING;
       continue;
     }
     if (sectionLevel === undefined) kept.push(line);
