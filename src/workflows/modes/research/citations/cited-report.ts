@@ -59,11 +59,11 @@ export function buildCitedReport<T extends CitableSource>(report: string, source
     }
     return numbers;
   };
-  const text = rewriteOutsideCode(body, (line) => line.replace(MARKER, (_whole, space: string, inner: string, offset: number, whole: string) => {
+  const text = rewriteOutsideCode(body, (part) => part.replace(MARKER, (marker: string, space: string, inner: string, offset: number, line: string) => {
     const numbers = renumber(inner);
     if (numbers.length > 0) return `${space}[${numbers.join(', ')}]`;
     // A dropped marker takes its leading space with it unless a word follows, so "fact [9]." reads "fact.".
-    const next = whole[offset + _whole.length];
+    const next = line[offset + marker.length];
     return next !== undefined && /[\w[]/.test(next) ? space : '';
   }));
   const listedSources = options.includeUncited ? [...cited, ...sources.filter((source) => !cited.includes(source))] : cited;
