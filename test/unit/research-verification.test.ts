@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import type { ClaimVerdict } from '../../src/workflows/modes/research/model-answers/claims.ts';
 import { aggregateVerdicts } from '../../src/workflows/modes/research/verification/aggregate-verdicts.ts';
 import { rankEvidence } from '../../src/workflows/modes/research/verification/rank-evidence.ts';
+import { loadCitationRules } from '../../src/workflows/modes/research/citations/citation-rules.ts';
+import { collectCitations } from '../../src/workflows/modes/research/citations/collect-citations.ts';
 
 const sources = [
   { title: 'The Nile', snippet: 'The Nile flows north through eleven countries.', content: 'The Nile is about 6,650 km long.\n\nIt is the longest river in Africa and ends in a delta on the Mediterranean.' },
@@ -37,6 +39,15 @@ describe('evidence ranking for claims (BM25, MiniSearch)', () => {
   it('matches a plural or another tense of a long word', () => {
     const [claim] = rankEvidence(['semiconductor converts'], sources);
     assert.equal(claim!.evidence[0]?.citation, 2);
+  });
+
+  it('ranks the citations collected from tool outputs as they are, by their numbers', () => {
+    const citations = collectCitations([
+      { tool: 'web_search', output: { results: [{ title: 'Hubble', url: 'https://a.example/hubble', snippet: 'Hubble was launched in 1990.', source: 'x' }] }, error: null },
+      { tool: 'web_fetch', output: { url: 'https://b.example/webb', final_url: 'https://b.example/webb', title: 'Webb', content: 'The James Webb Space Telescope launched on 25 December 2021.', truncated: false, status: 200, source: 'fixture' }, error: null },
+    ], loadCitationRules('config/citation-credibility.yaml'), new Date('2026-01-01'));
+    const [webb] = rankEvidence(['Webb launched in December 2021'], citations);
+    assert.equal(citations[webb!.evidence[0]!.citation - 1]!.url, 'https://b.example/webb');
   });
 
   it('answers one entry per claim, with no sources at all', () => {
