@@ -38,6 +38,8 @@ const EnvSchema = Type.Object({
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
+  RESEARCH_STRATEGIES_CONFIG: Type.String({ default: 'config/research-strategies.yaml' }),
+  CITATION_CREDIBILITY_CONFIG: Type.String({ default: 'config/citation-credibility.yaml' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   DEFAULT_TASK_MODE: Type.Enum(['auto', 'simple'], { default: 'auto' }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
@@ -206,6 +208,8 @@ export interface Config {
   mcpConfigPath: string;
   /** Where the workflow templates (`*.yaml`) are read from at start-up. */
   templatesDir: string;
+  /** Deep research's files, read at start-up: the strategy presets and the citation credibility rules. */
+  research: { strategiesPath: string; citationRulesPath: string };
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
   mockDelayMs: number;
   /** The mode of a task that names none: `auto` plans it with a decomposition call; `simple` answers with one agent. */
@@ -375,6 +379,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
     mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),
+    research: Object.freeze({
+      strategiesPath: path.resolve(values.RESEARCH_STRATEGIES_CONFIG),
+      citationRulesPath: path.resolve(values.CITATION_CREDIBILITY_CONFIG),
+    }),
     mockDelayMs: values.MOCK_DELAY_MS,
     defaultTaskMode: values.DEFAULT_TASK_MODE as 'auto' | 'simple',
     auth: Object.freeze({

@@ -12,6 +12,7 @@ import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import type { ResearchConfig } from './workflows/modes/research/research-config.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
 export interface Deps {
@@ -22,6 +23,8 @@ export interface Deps {
   tools: ToolRegistry;
   /** The workflow templates (config/templates) a task can run instead of a plan. */
   templates: TemplateRegistry;
+  /** Deep research's strategy presets and citation rules (config/research-strategies.yaml, citation-credibility.yaml). */
+  research: ResearchConfig;
   logger: Logger;
   policy: Policy;
   /** Live fan-out of committed events (LISTEN/NOTIFY); the log itself is in the database. */

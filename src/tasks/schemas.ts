@@ -30,6 +30,10 @@ export const TaskContext = Type.Object({
   iterative_research_enabled: Type.Optional(Type.Boolean()),
   iterative_max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
   enable_fact_extraction: Type.Optional(Type.Boolean()),
+  // The reference reads these from context; the spec puts the first two at the top level, which wins when both are set.
+  max_concurrent_agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  enable_verification: Type.Optional(Type.Boolean()),
+  enable_citations: Type.Optional(Type.Boolean()),
   force_swarm: Type.Optional(Type.Boolean()),
   agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   agent_input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
