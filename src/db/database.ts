@@ -37,13 +37,23 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     keepAlive: true,
   });
-  // A lost connection is reported as an 'error' event, which would end the process without a listener: an
-  // idle client reports to the pool; a checked-out one between statements reports to its own listener.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  survivingLostConnections(pool);
   const writeRefusals = createWriteRefusals();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals) }) });
   return { db, pool, writeRefusals };
+}
+
+/**
+ * A lost connection is reported as an 'error' event, which ends the process when nobody listens: an idle client
+ * reports to its pool; a checked-out one between statements to its own listeners, which its borrower may not
+ * have attached, or may have taken off before giving it back (the engine's pool did, under sessions cut again and
+ * again). So every client of the pool keeps a listener for as long as it lives; the statement in flight, if any,
+ * fails on its own and its caller handles that.
+ */
+export function survivingLostConnections(pool: pg.Pool, onLost: (error: Error) => void = () => {}): pg.Pool {
+  pool.on('error', onLost);
+  pool.on('connect', (client) => client.on('error', onLost));
+  return pool;
 }
 
 /**

@@ -3,9 +3,10 @@ import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import pRetry from 'p-retry';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
-import { IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../db/database.ts';
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/database.ts';
 import { withOwnConnection } from '../db/own-connection.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
@@ -19,6 +20,8 @@ export const INTERNAL_QUEUE = INTERNAL_QUEUE_NAME;
 export const APPLICATION_VERSION = 'agentgate-1';
 /** Longer than any engine migration takes; a process that waits longer gives up with the reason. */
 const ENGINE_SCHEMA_LOCK_WAIT_MS = 5 * 60_000;
+/** The engine's own default for opening a connection. */
+const ENGINE_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -30,13 +33,16 @@ export interface EngineOptions {
   logger: Logger;
 }
 
+let enginePool: pg.Pool | undefined;
+
 /** Launches DBOS on our own database. Every workflow must already be registered. */
 export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
+  enginePool = createEnginePool(options, log);
   DBOS.setConfig({
     name: 'agentgate',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
-    systemDatabasePoolSize: options.poolSize,
+    systemDatabasePool: enginePool,
     applicationVersion: APPLICATION_VERSION,
     executorID: options.executorId,
     // A gateway-only process enqueues but never dequeues; workers and `all` take from the task queue.
@@ -59,6 +65,21 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
 }
 
 /**
+ * The engine's connections, in a pool of ours: the engine's own pool leaves a connection it holds without an
+ * 'error' listener at moments, and a session cut then ended the process (see survivingLostConnections).
+ */
+function createEnginePool(options: EngineOptions, log: Logger): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: withIdleTransactionTimeout(options.databaseUrl),
+    max: options.poolSize,
+    // What the engine names its own connections: who is connected reads the same in pg_stat_activity.
+    application_name: `dbos_transact_${options.executorId}_${APPLICATION_VERSION}`,
+    connectionTimeoutMillis: ENGINE_CONNECT_TIMEOUT_MS,
+  });
+  return survivingLostConnections(pool, (error) => log.debug({ err: error }, 'engine connection lost'));
+}
+
+/**
  * The engine ends sessions left idle inside a transaction. Left to itself it sets that with a query queued on
  * each new connection, which the driver reports as a deprecated concurrent query; given in the connection
  * string it is part of the session's start-up instead.
@@ -73,6 +94,9 @@ function withIdleTransactionTimeout(databaseUrl: string): string {
 
 export async function shutdownEngine(): Promise<void> {
   if (DBOS.isInitialized()) await DBOS.shutdown();
+  // The engine closes only a pool it made itself.
+  await enginePool?.end();
+  enginePool = undefined;
 }
 
 /**

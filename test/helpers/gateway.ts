@@ -273,3 +273,15 @@ export async function waitForTask(gateway: Gateway, taskId: string, timeoutMs = 
     return terminal.includes(answer.body.status) ? answer.body : undefined;
   }, timeoutMs);
 }
+
+/**
+ * Sends a request the way a well-behaved client does: a 503 (on a loaded machine a request can wait longer for a
+ * database connection than DB_CONNECT_TIMEOUT_MS) is tried again after its Retry-After, up to `attempts` times.
+ */
+export async function honouringRetryAfter<T extends { status: number; headers: Headers }>(send: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await send();
+    if (answer.status !== 503 || attempt === attempts) return answer;
+    await sleep(Number(answer.headers.get('retry-after') ?? 1) * 1000);
+  }
+}

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { waitFor, waitForTask, type Gateway } from './gateway.ts';
+import { honouringRetryAfter, waitFor, waitForTask, type Gateway } from './gateway.ts';
 import { readSse, type SseResult } from './sse-client.ts';
 
 /** Submits tasks whose mock answers stream slowly and opens an SSE stream on each; resolves once all are open. */
@@ -25,12 +24,8 @@ export async function submitStreamingTasks(gateway: Gateway, count: number, dela
  * Opens a stream as an EventSource would: a 503 (on a loaded machine, 30 streams and their tasks can wait longer
  * for a database connection than DB_CONNECT_TIMEOUT_MS) is tried again after its Retry-After.
  */
-async function openStream(url: string, onOpen: () => void): Promise<SseResult> {
-  for (let attempt = 1; ; attempt++) {
-    const result = await readSse(url, { timeoutMs: 120_000, onOpen });
-    if (result.status !== 503 || attempt === 5) return result;
-    await sleep(Number(result.headers.get('retry-after') ?? 1) * 1000);
-  }
+function openStream(url: string, onOpen: () => void): Promise<SseResult> {
+  return honouringRetryAfter(() => readSse(url, { timeoutMs: 120_000, onOpen }));
 }
 
 export async function waitUntilStreaming(gateway: Gateway, taskIds: string[], minimum: number): Promise<void> {

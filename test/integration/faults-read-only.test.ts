@@ -11,6 +11,7 @@ import {
 // still give the window (5 s, as in the issue) room to cut agents, recordings and a synthesis mid-way.
 const DEAD_AFTER_SECONDS = 6;
 const READ_ONLY_MS = 5_000;
+const SESSION_CUTS = 60;
 
 // Before: every task in flight stayed RUNNING (its workflow PENDING under the live executor), submissions answered
 // 500 without Retry-After, and readiness said 200 throughout.
@@ -66,5 +67,32 @@ test('the engine cannot record a step for a few seconds: the workflow stops with
   await assertDagTasksCompletedOnce(gateway, [taskId]);
   const { rows } = await gateway.sql.query(`select payload from task_events where task_id = $1 and type = 'ERROR_RECOVERY'`, [taskId]);
   assert.ok(rows.some((row) => row.payload.recovery === 'stalled'), `the sweep resumed it: ${JSON.stringify(rows)}`);
+  assert.ok(gateway.isRunning());
+});
+
+// Found by the full-size read-only benchmark: in some runs a worker ended with "terminating connection due to
+// administrator command" thrown from an engine connection that had no 'error' listener at that moment.
+test('every session cut again and again mid-DAG: no connection\'s loss ends the process, and every task completes once', { timeout: 180_000 }, async (t) => {
+  const postgres = await startOwnPostgres(t);
+  const gateway = await startGateway(t, { databaseUrl: postgres.url, env: { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS) } });
+  const admin = await adminSession(t, postgres.url);
+  const taskIds = await submitDagTasks(gateway, 10, 500);
+  await waitUntilAgentsRun(gateway, taskIds, 5);
+
+  for (let cut = 0; cut < SESSION_CUTS && gateway.isRunning(); cut++) {
+    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    await sleep(150 + Math.random() * 200);
+  }
+  const lastCutAt = Date.now();
+  assert.ok(gateway.isRunning(), `the server stays up:\n${gateway.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(-4).join('\n')}`);
+  await waitForAllEnded(gateway, taskIds, (DEAD_AFTER_SECONDS + 60) * 1000).catch(async (error: unknown) => {
+    const { rows } = await gateway.sql.query(`select t.status, w.status as workflow, w.executor_id, count(*)::int from tasks t
+      join dbos.workflow_status w on w.workflow_uuid = t.id::text where t.id = any($1) group by 1, 2, 3`, [taskIds]);
+    t.diagnostic(JSON.stringify(rows));
+    t.diagnostic(gateway.output().split('\n').filter((line) => /"level":(40|50|60)/.test(line)).slice(-15).map((line) => line.slice(0, 400)).join('\n'));
+    throw error;
+  });
+  t.diagnostic(`all tasks ended ${Date.now() - lastCutAt} ms after the last cut`);
+  await assertDagTasksCompletedOnce(gateway, taskIds);
   assert.ok(gateway.isRunning());
 });
