@@ -1,6 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { sampleFromJsonSchema } from './json-schema-sample.ts';
 import { mockDecomposition, mockSynthesis } from './mock-plans.ts';
+import { composeResearchAnswer } from './mock-research.ts';
 
 /**
  * The mock model's answer, a pure function of the call: it quotes the system prompt, the query
@@ -16,13 +17,13 @@ export function composeMockAnswer(options: LanguageModelV3CallOptions): string {
   return JSON.stringify(sampleFromJsonSchema(format.schema));
 }
 
-/** Answers the planning phases in kind: a JSON plan for decomposition, a summary of results for synthesis. */
+/** Answers the planning phases in kind (a JSON plan for decomposition, a summary of results for synthesis) and research's phases. */
 function composePhaseAnswer(options: LanguageModelV3CallOptions): string | undefined {
   const mock = options.providerOptions?.mock;
   const query = lastUserText(options.prompt);
   if (mock?.purpose === 'decomposition') return JSON.stringify(mock.plan ?? mockDecomposition(query));
   if (mock?.purpose === 'synthesis') return mockSynthesis(query);
-  return undefined;
+  return composeResearchAnswer(options);
 }
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {

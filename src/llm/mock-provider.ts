@@ -8,6 +8,7 @@ import type {
 } from '@ai-sdk/provider';
 import { isAbortError, toAbortError } from './abort-error.ts';
 import { composeMockAnswer, estimatePromptTokens } from './mock-answer.ts';
+import { isResearchCall } from './mock-research.ts';
 import { chooseMockToolCalls, toolResultsNote, type MockToolCall } from './mock-tool-calls.ts';
 
 /**
@@ -63,10 +64,10 @@ function prepareReply(options: LanguageModelV3CallOptions): Reply {
   };
 }
 
-/** The lead's answer (mock-answer.ts), plus what the tools in the prompt returned. */
+/** The lead's answer (mock-answer.ts), plus what the tools in the prompt returned (a research phase cites its own). */
 function answerText(options: LanguageModelV3CallOptions): string {
   const answer = composeMockAnswer(options);
-  return options.responseFormat?.type === 'json' ? answer : answer + toolResultsNote(options.prompt);
+  return options.responseFormat?.type === 'json' || isResearchCall(options) ? answer : answer + toolResultsNote(options.prompt);
 }
 
 function toolCallReply(options: LanguageModelV3CallOptions, toolCalls: MockToolCall[]): Reply {

@@ -6,6 +6,7 @@ import type {
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
 import { sampleFromJsonSchema } from './json-schema-sample.ts';
+import { researchAgentToolCalls } from './mock-research.ts';
 
 export interface MockToolCall {
   toolCallId: string;
@@ -21,7 +22,8 @@ const RESULT_NOTE_CHARS = 200;
  * The tool calls the mock model makes on this turn; none means it answers with text. Scripted
  * (`providerOptions.mock.toolCalls`): turn k (k = assistant tool-call turns already in the prompt) makes the
  * k-th entry, offered or not, so tests can script refusals too; an entry that is an array makes several calls
- * at once. Unscripted: when the last user message names an offered tool, it is called once. A call that
+ * at once. Unscripted: a research agent searches then reads (mock-research.ts); otherwise, when the last user
+ * message names an offered tool, it is called once. A call that
  * asks for text only (`toolChoice: none`) never gets a tool call.
  */
 export function chooseMockToolCalls(options: LanguageModelV3CallOptions): MockToolCall[] {
@@ -29,7 +31,7 @@ export function chooseMockToolCalls(options: LanguageModelV3CallOptions): MockTo
   const turn = toolCallTurns(options.prompt);
   const script = options.providerOptions?.mock?.toolCalls;
   if (Array.isArray(script)) return scriptedCalls(script[turn], turn);
-  return turn === 0 ? namedToolCall(options) : [];
+  return researchAgentToolCalls(options) ?? (turn === 0 ? namedToolCall(options) : []);
 }
 
 function toolCallTurns(prompt: LanguageModelV3Prompt): number {
