@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts';
-import { announceThresholds, callModelWithinBudget, estimateTokens } from '../agents/model-call.ts';
+import { announceThresholds, callModelWithinBudget, estimateTokens } from '../agent-calls/model-call.ts';
 import type { HistoryMessage } from './session-history.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { markPauseRequested } from '../../task-state/control-flags.ts';
 import { PAUSE_SIGNAL } from '../../task-state/waits.ts';
-import { describeExhausted, type BudgetState } from '../agents/token-budget.ts';
+import { describeExhausted, type BudgetState } from '../agent-calls/token-budget.ts';
 import { BudgetExhaustedError } from './control-errors.ts';
 import { announcePaused, readControl } from './checkpoint.ts';
 import { waitForSignal } from './durable-wait.ts';

@@ -1,5 +1,5 @@
 import type { Deps } from '../../../deps.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
+import { withCancelWatch } from '../../agent-calls/model-call.ts';
 import type { Subtask, TaskPlan } from '../../planning/plan.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';

@@ -1,7 +1,7 @@
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
+import { withCancelWatch } from '../../agent-calls/model-call.ts';
 import type { Subtask, TaskPlan } from '../../planning/plan.ts';
 import { orderByDependencies } from '../../team/dependency-order.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../../deps.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
+import { withCancelWatch } from '../../agent-calls/model-call.ts';
 import { passApprovalGate } from '../../runtime/approval-gate.ts';
 import { approvalNeed, type ApprovalNeed } from '../../runtime/approval-need.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
