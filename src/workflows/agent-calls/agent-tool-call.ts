@@ -1,9 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JSONValue } from '@ai-sdk/provider';
 import type { ToolResultPart } from 'ai';
-import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ToolCallsTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
@@ -12,6 +10,7 @@ import { storableJson } from '../../db/storable-text.ts';
 import type { ToolContext, ToolOutcome } from '../../tools/registry.ts';
 import { countRefusedToolCall } from '../../tools/tool-metrics.ts';
 import { withDeadline } from '../runtime/deadline.ts';
+import { insertToolCallRows, loadRecordedCalls, type NewToolCallRow, type ToolCallRow } from './tool-call-queries.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Per agent (reference §1.8, non-research defaults); research agents will pass larger ones. */
@@ -47,14 +46,14 @@ export interface ToolUse {
   /** Why the loop stops asking for tools (a limit reached), once it does. */
   stopped?: string;
   /** Calls a previous run of this step finished (loaded at the first call). */
-  recorded?: Map<string, Selectable<ToolCallsTable>>;
+  recorded?: Map<string, ToolCallRow>;
 }
 
 /** What one requested call leaves: the result the model reads, its events, and the row of a call that ran. */
 export interface CallRecord {
   part: ToolResultPart;
   events: NewTaskEvent[];
-  row?: Insertable<ToolCallsTable>;
+  row?: NewToolCallRow;
 }
 
 export const callKeyOf = (use: ToolUse, index: number) => `${use.stepKey}:c${index}`;
@@ -120,7 +119,7 @@ export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, requ
   };
 }
 
-function callRow(task: TaskSnapshot, request: RequestedToolCall, key: string, outcome: ToolOutcome, costUsd: number, durationMs: number): Insertable<ToolCallsTable> {
+function callRow(task: TaskSnapshot, request: RequestedToolCall, key: string, outcome: ToolOutcome, costUsd: number, durationMs: number): NewToolCallRow {
   return {
     task_id: task.id, call_key: key, tool: request.toolName, input: JSON.stringify(request.input ?? null),
     output: outcome.error === undefined ? JSON.stringify(outcome.output) : null, error: outcome.error ?? null,
@@ -137,7 +136,7 @@ export const OUTCOME_UNKNOWN = 'outcome unknown: the worker running this call st
  * it says the outcome is unknown until the call's own row replaces it, so a re-run replays that instead of
  * running the call again. None for other tools.
  */
-export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<Insertable<ToolCallsTable>[]> {
+export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<NewToolCallRow[]> {
   if (deps.tools.get(request.toolName)?.effects !== 'external') return [];
   // Read before the claim is written, so that this run does not take its own claim for an earlier run's.
   if (await recordedOutcome(deps.db, task, use, request, key)) return [];
@@ -180,23 +179,6 @@ async function recordedOutcome(db: Db, task: TaskSnapshot, use: RecordedCalls, r
   const row = use.recorded.get(key);
   if (!row || row.tool !== request.toolName || !isDeepStrictEqual(row.input, request.input ?? null)) return undefined;
   return row.error === null ? { output: row.output } : { error: row.error };
-}
-
-async function loadRecordedCalls(db: Db, taskId: string, stepKey: string): Promise<Map<string, Selectable<ToolCallsTable>>> {
-  const rows = await db.selectFrom('tool_calls').selectAll()
-    .where('task_id', '=', taskId).where(sql<boolean>`starts_with(call_key, ${`${stepKey}:c`})`).execute();
-  return new Map(rows.map((row) => [row.call_key, row]));
-}
-
-/** Records finished calls in the caller's transaction; a re-run that made a different call at a key replaces it. */
-export async function insertToolCallRows(transaction: Db, rows: Insertable<ToolCallsTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await transaction.insertInto('tool_calls').values(rows)
-    .onConflict((conflict) => conflict.columns(['task_id', 'call_key']).doUpdateSet((update) => ({
-      tool: update.ref('excluded.tool'), input: update.ref('excluded.input'), output: update.ref('excluded.output'),
-      error: update.ref('excluded.error'), cost_usd: update.ref('excluded.cost_usd'), duration_ms: update.ref('excluded.duration_ms'),
-    })))
-    .execute();
 }
 
 /** Counts the output against the agent's allowance; returns it as the model reads it, cut to what was left. */

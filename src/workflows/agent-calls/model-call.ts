@@ -6,7 +6,6 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
 import { streamModelText, type ConversationMessage, type ModelFallback, type ModelTextResult, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
-import { watchForCancel } from '../runtime/cancel-watch.ts';
 import { withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { budgetName, describeAmount, releaseTokens, reserveTokens, settleTokens, type BudgetState, type ThresholdCrossing } from './token-budget.ts';
@@ -84,22 +83,6 @@ export async function streamReservedRequest(
   } catch (error) {
     await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, callKey), { logger: deps.logger, what: 'release tokens' });
     throw error;
-  }
-}
-
-/**
- * Runs `work` with a signal that aborts as soon as the task's cancellation is requested, or when this process
- * hands its workflows over at shutdown.
- */
-export async function withCancelWatch<T>(deps: Deps, taskId: string, work: (cancel: AbortSignal) => Promise<T>): Promise<T> {
-  const cancel = new AbortController();
-  const stopWatching = await watchForCancel(deps, taskId, cancel);
-  const signal = AbortSignal.any([cancel.signal, deps.handingOver]);
-  try {
-    signal.throwIfAborted();
-    return await work(signal);
-  } finally {
-    stopWatching();
   }
 }
 

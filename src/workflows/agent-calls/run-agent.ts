@@ -4,9 +4,9 @@ import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { inAgentSpan } from './agent-span.ts';
 import { runSingleCall, type AgentCall, type AgentOutcome } from './call-agent.ts';
-import { withCancelWatch } from './model-call.ts';
 import { runToolLoop } from './tool-loop.ts';
 import { failIfBudgetIsFinal } from '../runtime/budget-policy.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
 
 /**
  * One agent inside the caller's durable step: a single model call, or the tool loop for an agent with tools

@@ -1,6 +1,4 @@
 import type { AssistantModelMessage, ModelMessage, ToolResultPart } from 'ai';
-import type { Insertable } from 'kysely';
-import type { ToolCallsTable } from '../../db/schema.ts';
 import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
@@ -10,7 +8,7 @@ import { toolNeedsApproval } from '../runtime/approval-need.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { gateToolCall } from '../runtime/tool-approval.ts';
 import {
-  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
+  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
   type CallRecord, type ToolLoopLimits, type ToolUse,
 } from './agent-tool-call.ts';
 import {
@@ -18,6 +16,7 @@ import {
   type AgentCall, type AgentOutcome,
 } from './call-agent.ts';
 import { estimateTokens, streamReservedRequest, taskModelSelection, thresholdEvents, type ModelCall } from './model-call.ts';
+import { insertToolCallRows, type NewToolCallRow } from './tool-call-queries.ts';
 import { reserveTokensWithin, settleTokens, settleTokensWithin, type BudgetState } from './token-budget.ts';
 
 export interface AgentTools {
@@ -46,7 +45,7 @@ interface ToolLoop {
 /** Writes that wait for the next commit: before the next tool runs, or at the end of the turn. */
 interface PendingWrites {
   events: NewTaskEvent[];
-  rows: Insertable<ToolCallsTable>[];
+  rows: NewToolCallRow[];
 }
 
 type TurnEnd = AgentOutcome | { maxOutputTokens: number };

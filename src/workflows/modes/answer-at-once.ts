@@ -7,7 +7,7 @@ import { changeTask } from '../../task-state/change-task.ts';
 import { inAgentSpan } from '../agent-calls/agent-span.ts';
 import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from '../agent-calls/call-agent.ts';
 import { TaskCancelledError } from '../runtime/control-errors.ts';
-import { estimateTokens, streamReservedCall, thresholdEvents, withCancelWatch } from '../agent-calls/model-call.ts';
+import { estimateTokens, streamReservedCall, thresholdEvents } from '../agent-calls/model-call.ts';
 import { planSessionContext } from '../memory/session-context.ts';
 import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
 import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
@@ -15,6 +15,7 @@ import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecyc
 import { parseTaskSettings } from '../runtime/task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { reserveTokensWithin, settleTokensWithin } from '../agent-calls/token-budget.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
 
 export type AnswerAtOnce =
   /** Nothing written: the task needs the step-by-step path (paused or cancelled before it started, a history to summarise, a spent budget). */

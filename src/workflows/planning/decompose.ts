@@ -3,13 +3,14 @@ import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
-import { callModelWithinBudget, thresholdEvents, withCancelWatch } from '../agent-calls/model-call.ts';
+import { callModelWithinBudget, thresholdEvents } from '../agent-calls/model-call.ts';
 import { availableToolNames } from '../agent-calls/role-tools.ts';
 import { waitOutSpentBudget } from '../runtime/budget-policy.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
 
 export const DECOMPOSE_AGENT_ID = 'decompose';
 
