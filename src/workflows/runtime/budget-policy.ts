@@ -44,3 +44,17 @@ export async function waitOutSpentBudget(deps: Deps, task: TaskSnapshot, exhaust
     arrived: (state) => !state.pauseRequested, cancelled: (state) => state.cancelRequested,
   });
 }
+
+/**
+ * What a call refused for a spent budget does, by where it runs: `report` hands the refusal back to the caller
+ * (an agent called between steps pauses at the `budget` checkpoint after its step; the history summary leaves the
+ * summary out); `waitAt` waits inside the step (waitOutSpentBudget, the place named in WORKFLOW_PAUSED) and calls again.
+ */
+export type SpentBudgetRule = 'report' | { waitAt: string };
+
+/** Applies the rule to a refusal: `again` once the task was resumed, `report` when the caller handles it. */
+export async function meetSpentBudget(deps: Deps, task: TaskSnapshot, exhausted: BudgetState, rule: SpentBudgetRule): Promise<'again' | 'report'> {
+  if (rule === 'report') return 'report';
+  await waitOutSpentBudget(deps, task, exhausted, rule.waitAt);
+  return 'again';
+}
