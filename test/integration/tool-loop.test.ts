@@ -12,6 +12,7 @@ import { calculatorTool } from '../../src/tools/calculator.ts';
 import { createToolRegistry } from '../../src/tools/create-registry.ts';
 import type { ToolDefinition } from '../../src/tools/registry.ts';
 import type { AgentCall } from '../../src/workflows/agent-calls/call-agent.ts';
+import { roleToolSet } from '../../src/workflows/agent-calls/role-tools.ts';
 import { runAgent } from '../../src/workflows/agent-calls/run-agent.ts';
 import { parseTaskSettings } from '../../src/workflows/runtime/task-settings.ts';
 import type { TaskSnapshot } from '../../src/workflows/runtime/task-snapshot.ts';
@@ -152,7 +153,8 @@ describe('the tool loop of one agent', () => {
   }
 
   const agentCall = (allowed: string[]): AgentCall => ({
-    agentId: 'tool-agent', system: 'You count.', messages: [{ role: 'user', content: 'Count twice.' }], tools: { allowed, role: 'tester' },
+    agentId: 'tool-agent', system: 'You count.', messages: [{ role: 'user', content: 'Count twice.' }],
+    tools: roleToolSet(depsFor().tools, 'tenant', 'tester', allowed),
   });
 
   async function eventsOf(taskId: string, stepKey: string): Promise<EventRow[]> {

@@ -5,10 +5,11 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { type ModelTextResult, type ModelToolSpec, type RequestedToolCall } from '../../llm/stream-model-text.ts';
 import { appendEvents, changeTask } from '../../task-state/change-task.ts';
 import { toolNeedsApproval } from '../runtime/approval-need.ts';
+import type { ToolDefinition } from '../../tools/registry.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { gateToolCall } from '../runtime/tool-approval.ts';
 import {
-  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
+  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall, toolOf,
   type CallRecord, type ToolLoopLimits, type ToolUse,
 } from './agent-tool-call.ts';
 import { callModelWithinBudget, spentBudgetEvents, type ModelRequest, type Opening } from './budgeted-call.ts';
@@ -20,11 +21,14 @@ import { thresholdEvents } from './model-call.ts';
 import { insertToolCallRows, type NewToolCallRow } from './tool-call-queries.ts';
 import { settleTokens, settleTokensWithin, type BudgetState } from './token-budget.ts';
 
+/** The tools an agent carries (role-tools.ts roleToolSet builds a role's). */
 export interface AgentTools {
-  /** Tool names the agent's role allows; those the registry has are offered to the model. */
-  allowed: string[];
   /** The role, named when a call is refused. */
   role: string;
+  /** Offered to the model and run for it: the agent's own tools, not looked up by name in the registry. */
+  offered: ToolDefinition[];
+  /** Names the role allows, offered or not: a call to one not offered is told it is not available (else: not allowed). */
+  allowed: string[];
   /** Overrides of the non-research defaults (AGENT_TOOL_LIMITS). */
   limits?: Partial<ToolLoopLimits>;
 }
@@ -82,13 +86,11 @@ async function settleAndRethrow(deps: Deps, task: TaskSnapshot, callKey: string,
 }
 
 function startLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string): ToolLoop {
-  const offered = deps.tools.list(task.tenantId)
-    .filter((tool) => tools.allowed.includes(tool.name))
-    .map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const offered = tools.offered.map(({ name, description, parameters }) => ({ name, description, parameters }));
   return {
     call, offered, messages: [...call.messages], said: '', turns: [], toolTurns: 0,
     use: {
-      agentId: call.agentId, role: tools.role, stepKey, allowed: tools.allowed, limits: { ...AGENT_TOOL_LIMITS, ...tools.limits },
+      agentId: call.agentId, role: tools.role, stepKey, tools, limits: { ...AGENT_TOOL_LIMITS, ...tools.limits },
       executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: 0,
     },
   };
@@ -168,7 +170,7 @@ async function runRequestedCalls(
   const parts: ToolResultPart[] = [];
   for (const request of requested) {
     const key = callKeyOf(use, use.nextIndex++);
-    const refusal = refusalOf(deps, task, use, request.toolName);
+    const refusal = refusalOf(use, request.toolName);
     if (!refusal) use.stopped ??= limitReached(use);
     let record: CallRecord;
     if (refusal) record = refuseCall(deps, use, request, key, refusal);
@@ -199,7 +201,7 @@ async function runAllowedCall(
     const { refusal } = await gateToolCall(deps, task, { agentId: use.agentId, tool: request.toolName, input: request.input, callKey: key });
     if (refusal) return { record: refuseCall(deps, use, request, key, refusal), pending };
   }
-  const claim = await atMostOnceRows(deps, task, use, request, key);
+  const claim = await atMostOnceRows(deps, task, use, toolOf(use, request.toolName)!, request, key);
   await commitWrites(deps, task, { ...pending, rows: [...pending.rows, ...claim] }, [invokedEvent(use, request, key)]);
   return { record: await runCall(deps, task, use, request, key, cancel), pending: { events: [], rows: [] } };
 }

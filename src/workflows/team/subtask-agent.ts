@@ -4,7 +4,7 @@ import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
 import type { AgentCall } from '../agent-calls/call-agent.ts';
 import { runAgent } from '../agent-calls/run-agent.ts';
-import { allowedToolNames } from '../agent-calls/role-tools.ts';
+import { roleToolSet } from '../agent-calls/role-tools.ts';
 import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import type { Subtask, TaskPlan } from '../planning/plan.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
@@ -73,7 +73,7 @@ function subtaskCall(deps: Deps, task: TaskSnapshot, run: SubtaskRun): AgentCall
     mockScript: run.attempt <= scriptedFailures ? { fail: true } : undefined,
     onSpentBudget: { waitAt: subtask.id },
     // Every planned agent may use its role's tools; the decomposition's suggestions are hints in its prompt.
-    tools: { allowed: allowedToolNames(deps.tools, task.tenantId, task.settings.role), role: task.settings.role },
+    tools: roleToolSet(deps.tools, task.tenantId, task.settings.role),
   };
 }
 

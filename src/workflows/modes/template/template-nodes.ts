@@ -71,7 +71,8 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
     started(node.id, 'tool'),
     { type: 'TOOL_INVOKED', agentId: node.id, message: `Calling ${node.tool}`, payload: { ...call, args } },
   ], `${stepKey}:invoke`));
-  const outcome = await callToolOnce(deps, task, stepKey, node.tool, args, cancel);
+  const tool = deps.tools.find(node.tool, task.tenantId);
+  const outcome = tool ? await callToolOnce(deps, task, stepKey, tool, args, cancel) : { error: `unknown tool: ${node.tool}` };
   const output = outcome.error === undefined ? asText(outcome.output) : undefined;
   await appendEvents(deps, task.id, 'workflow', keyedEvents([
     {
