@@ -200,6 +200,27 @@ describe('the tool loop of one agent', () => {
     assert.equal(events.filter((event) => event.type === 'TOOL_INVOKED').length, 5);
   });
 
+  it('an agent runs the tools it carries, also one that no registry holds', async () => {
+    const carried: ToolDefinition = { ...counter, name: 'carried_only', costPerUseUsd: 0, execute: async () => 'from the carried set' };
+    const task = await taskWith([{ tool: 'carried_only', args: {} }]);
+    const deps = depsFor();
+    assert.equal(deps.tools.get('carried_only'), undefined);
+    const call: AgentCall = { ...agentCall([]), tools: { role: 'tester', allowed: ['carried_only'], offered: [carried] } };
+    const outcome = await runAgent(deps, task, call, 'carried#1', new AbortController().signal);
+    assert.ok('answer' in outcome);
+    assert.match(outcome.answer.text, /Tool results: carried_only: from the carried set\./);
+  });
+
+  it('an agent\'s model tier chooses the models that answer it', async () => {
+    const task = await taskWith([]);
+    const deps = depsFor();
+    const plain = await runAgent(deps, task, { ...agentCall([]), tools: undefined }, 'tier-default#1', new AbortController().signal);
+    const large = await runAgent(deps, task, { ...agentCall([]), tools: undefined, modelTier: 'large' }, 'tier-large#1', new AbortController().signal);
+    assert.ok('answer' in plain && 'answer' in large);
+    assert.notEqual(plain.answer.model, 'mock-large');
+    assert.equal(large.answer.model, 'mock-large');
+  });
+
   it('an agent whose model calls no tool writes what a single call writes: the loop adds nothing to its path', async () => {
     const task = await taskWith([]);
     const deps = depsFor();
