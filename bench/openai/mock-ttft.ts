@@ -2,7 +2,7 @@ import path from 'node:path';
 import { loadModelCatalog } from '../../src/llm/model-catalog.ts';
 import { createModelRegistry } from '../../src/llm/provider-registry.ts';
 import { streamModelText } from '../../src/llm/stream-model-text.ts';
-import { buildSystemPrompt } from '../../src/workflows/agents/system-prompt.ts';
+import { buildSystemPrompt } from '../../src/workflows/agent-calls/system-prompt.ts';
 import { parseTaskSettings } from '../../src/workflows/runtime/task-settings.ts';
 import type { ClosedLoopOptions, ClosedLoopRun } from './closed-loop.ts';
 import { runClosedLoop } from './closed-loop.ts';

@@ -286,7 +286,7 @@ export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForD
 }
 
 /** Registers a durable workflow under `name`; every workflow must be registered before the engine launches. */
-export function registerDurableWorkflow<Args extends unknown[]>(name: string, body: (...args: Args) => Promise<void>): (...args: Args) => Promise<void> {
+export function registerDurableWorkflow<Args extends unknown[], R = void>(name: string, body: (...args: Args) => Promise<R>): (...args: Args) => Promise<R> {
   return DBOS.registerWorkflow(body, { name });
 }
 

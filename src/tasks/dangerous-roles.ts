@@ -1,7 +1,7 @@
 import { hasScope, type Caller } from '../auth/caller.ts';
 import { forbidden } from '../errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { allowedToolNames } from '../workflows/agents/role-tools.ts';
+import { allowedToolNames } from '../workflows/agent-calls/role-tools.ts';
 
 export const DANGEROUS_TOOLS_SCOPE = 'tools:dangerous';
 

@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { claimSession, resolvedSession, type ResolvedSession, type SessionClaim } from '../sessions/resolve-session.ts';
-import { findRolePreset, roleNames } from '../workflows/agents/role-presets.ts';
+import { findRolePreset, roleNames } from '../workflows/agent-calls/role-presets.ts';
 import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
 import { inSpan } from '../observability/spans.ts';

@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { badRequest, serviceUnavailable } from '../errors.ts';
 import { inToolSpan } from '../observability/spans.ts';
 import { findOwnedSession } from '../sessions/queries.ts';
-import type { ToolDefinition, ToolOutcome } from '../tools/registry.ts';
+import { toolSettingsOf, type ToolDefinition, type ToolOutcome } from '../tools/registry.ts';
 import { describeArgumentErrors } from './argument-errors.ts';
 import { findDirectTool } from './direct-tools.ts';
 import { insertToolUsage } from './queries.ts';
@@ -41,7 +41,7 @@ async function invokeUntilAborted(deps: Deps, tool: ToolDefinition, input: Recor
   try {
     return await inToolSpan(tool.name, { parent: traceContext, attributes: { 'agentgate.tenant.id': caller.tenantId } }, () =>
       deps.tools.invoke(tool.name, input, {
-        taskId: null, sessionId, tenantId: caller.tenantId, userId: caller.userId, signal, db: deps.db, config: deps.config,
+        taskId: null, sessionId, tenantId: caller.tenantId, userId: caller.userId, signal, db: deps.db, settings: toolSettingsOf(deps.config),
       }));
   } catch (error) {
     if (signal.aborted) throw serviceUnavailable('the tool call was stopped: the request ended or the server is shutting down');

@@ -14,17 +14,14 @@ interface Entry {
  * clash, and a discovered tool whose schema does not compile is left out.
  */
 export function createToolRegistry(tools: ToolDefinition[], discovered: () => ToolDefinition[] = () => []): ToolRegistry {
-  const ajv = new Ajv({ allErrors: true, strict: false });
   const entries = new Map<string, Entry>();
   for (const tool of tools) {
     if (entries.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
-    entries.set(tool.name, { tool, validate: ajv.compile(tool.parameters as object) });
+    entries.set(tool.name, { tool, validate: validatorOf(tool) });
   }
-  const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
   const discoveredEntries = (): Entry[] => discovered().flatMap((tool) => {
     if (entries.has(tool.name)) return [];
-    if (!compiled.has(tool)) compiled.set(tool, compileOrNull(ajv, tool));
-    const validate = compiled.get(tool);
+    const validate = validatorOrNull(tool);
     return validate ? [{ tool, validate }] : [];
   });
   const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
@@ -38,13 +35,8 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     list: (tenantId) => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool).filter((tool) => isUsableBy(tool, tenantId)),
     invoke(name, input, context) {
       const entry = findFor(name, context.tenantId);
-      return countToolCall(entry?.tool.name, async () => {
-        if (!entry) return { error: `unknown tool: ${name}` };
-        if (!entry.validate(input)) {
-          return { error: `invalid input for ${name}: ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}` };
-        }
-        return execute(entry.tool, input as Record<string, unknown>, context);
-      });
+      if (!entry) return countToolCall(undefined, async () => ({ error: `unknown tool: ${name}` }));
+      return invokeTool(entry.tool, input, context);
     },
     inputErrors(name, input) {
       const validate = find(name)?.validate;
@@ -55,12 +47,41 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
 
 const isUsableBy = (tool: ToolDefinition, tenantId: string) => tool.tenants === undefined || tool.tenants.has(tenantId);
 
-function compileOrNull(ajv: Ajv, tool: ToolDefinition): ValidateFunction | null {
-  try {
-    return ajv.compile(tool.parameters as object);
-  } catch {
-    return null;
+/**
+ * Runs a call of this tool, whichever set it comes from (the registry's, or a tool set an agent carries): the input
+ * is validated against the tool's parameters first, and every failure of the call comes back as `error`; only an
+ * abort of `context.signal` is thrown.
+ */
+export function invokeTool(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<ToolOutcome> {
+  return countToolCall(tool.name, async () => {
+    const validate = validatorOrNull(tool);
+    if (!validate) return { error: `tool ${tool.name} has parameters that are not a valid JSON schema` };
+    if (!validate(input)) return { error: `invalid input for ${tool.name}: ${ajv.errorsText(validate.errors, { dataVar: 'input' })}` };
+    return execute(tool, input as Record<string, unknown>, context);
+  });
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+/** Each definition's schema is compiled once, whatever registry or tool set holds it. */
+const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
+
+/** The tool's validator; a schema that does not compile throws (at start-up, for a built-in). */
+function validatorOf(tool: ToolDefinition): ValidateFunction {
+  const validate = ajv.compile(tool.parameters as object);
+  compiled.set(tool, validate);
+  return validate;
+}
+
+/** The validator, or null for a schema that does not compile (a discovered tool's is left out, not fatal). */
+function validatorOrNull(tool: ToolDefinition): ValidateFunction | null {
+  if (!compiled.has(tool)) {
+    try {
+      validatorOf(tool);
+    } catch {
+      compiled.set(tool, null);
+    }
   }
+  return compiled.get(tool)!;
 }
 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {

@@ -13,8 +13,10 @@ export interface ToolContext {
   userId: string;
   /** Aborted when the task is cancelled or runs out of time (or the API request ends). */
   signal: AbortSignal;
+  /** For the session workspace's tables (file tools, the Python sandbox's snapshot, browser screenshots). */
   db: Db;
-  config: Readonly<Config>;
+  /** The settings tools read (toolSettingsOf), not the deployment's whole configuration. */
+  settings: Readonly<ToolSettings>;
   /**
    * For a task's call: records the call as done, with the output it returns, in the caller's transaction. A tool
    * whose effects are `database` calls it in the transaction that makes its change, so that the change and the
@@ -22,6 +24,14 @@ export interface ToolContext {
    * Absent outside a task (the tools API).
    */
   recordCall?: (transaction: Db, output: unknown) => Promise<void>;
+}
+
+/** The parts of the configuration tools read: the network guard, parsing limits, search, the workspace quota, the sandboxes. */
+export type ToolSettings = Pick<Config, 'network' | 'parse' | 'webSearch' | 'workspace' | 'python' | 'browser' | 'bash'>;
+
+export function toolSettingsOf(config: Readonly<Config>): Readonly<ToolSettings> {
+  const { network, parse, webSearch, workspace, python, browser, bash } = config;
+  return { network, parse, webSearch, workspace, python, browser, bash };
 }
 
 /**

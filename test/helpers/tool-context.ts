@@ -6,6 +6,6 @@ import type { ToolContext } from '../../src/tools/registry.ts';
 export function offlineToolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   const db = new Proxy({}, { get: () => { throw new Error('this tool test has no database'); } }) as Db;
   return {
-    taskId: 't', sessionId: null, tenantId: 'n', userId: 'u', signal: new AbortController().signal, db, config: loadConfig({}), ...overrides,
+    taskId: 't', sessionId: null, tenantId: 'n', userId: 'u', signal: new AbortController().signal, db, settings: loadConfig({}), ...overrides,
   };
 }

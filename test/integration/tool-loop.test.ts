@@ -11,8 +11,9 @@ import { createModelRegistry } from '../../src/llm/provider-registry.ts';
 import { calculatorTool } from '../../src/tools/calculator.ts';
 import { createToolRegistry } from '../../src/tools/create-registry.ts';
 import type { ToolDefinition } from '../../src/tools/registry.ts';
-import type { AgentCall } from '../../src/workflows/agents/call-agent.ts';
-import { runAgent } from '../../src/workflows/agents/run-agent.ts';
+import type { AgentCall } from '../../src/workflows/agent-calls/call-agent.ts';
+import { roleToolSet } from '../../src/workflows/agent-calls/role-tools.ts';
+import { runAgent } from '../../src/workflows/agent-calls/run-agent.ts';
 import { parseTaskSettings } from '../../src/workflows/runtime/task-settings.ts';
 import type { TaskSnapshot } from '../../src/workflows/runtime/task-snapshot.ts';
 import { useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
@@ -152,7 +153,8 @@ describe('the tool loop of one agent', () => {
   }
 
   const agentCall = (allowed: string[]): AgentCall => ({
-    agentId: 'tool-agent', system: 'You count.', messages: [{ role: 'user', content: 'Count twice.' }], tools: { allowed, role: 'tester' },
+    agentId: 'tool-agent', system: 'You count.', messages: [{ role: 'user', content: 'Count twice.' }],
+    tools: roleToolSet(depsFor().tools, 'tenant', 'tester', allowed),
   });
 
   async function eventsOf(taskId: string, stepKey: string): Promise<EventRow[]> {
@@ -196,6 +198,27 @@ describe('the tool loop of one agent', () => {
     assert.match(outcome.answer.text, /counter: not run: the limit of 5 tool calls is reached\.$/);
     const events = await eventsOf(task.id, 'limit#1');
     assert.equal(events.filter((event) => event.type === 'TOOL_INVOKED').length, 5);
+  });
+
+  it('an agent runs the tools it carries, also one that no registry holds', async () => {
+    const carried: ToolDefinition = { ...counter, name: 'carried_only', costPerUseUsd: 0, execute: async () => 'from the carried set' };
+    const task = await taskWith([{ tool: 'carried_only', args: {} }]);
+    const deps = depsFor();
+    assert.equal(deps.tools.get('carried_only'), undefined);
+    const call: AgentCall = { ...agentCall([]), tools: { role: 'tester', allowed: ['carried_only'], offered: [carried] } };
+    const outcome = await runAgent(deps, task, call, 'carried#1', new AbortController().signal);
+    assert.ok('answer' in outcome);
+    assert.match(outcome.answer.text, /Tool results: carried_only: from the carried set\./);
+  });
+
+  it('an agent\'s model tier chooses the models that answer it', async () => {
+    const task = await taskWith([]);
+    const deps = depsFor();
+    const plain = await runAgent(deps, task, { ...agentCall([]), tools: undefined }, 'tier-default#1', new AbortController().signal);
+    const large = await runAgent(deps, task, { ...agentCall([]), tools: undefined, modelTier: 'large' }, 'tier-large#1', new AbortController().signal);
+    assert.ok('answer' in plain && 'answer' in large);
+    assert.notEqual(plain.answer.model, 'mock-large');
+    assert.equal(large.answer.model, 'mock-large');
   });
 
   it('an agent whose model calls no tool writes what a single call writes: the loop adds nothing to its path', async () => {

@@ -158,7 +158,7 @@ describe('the session workspace', () => {
     after(async () => db.destroy());
 
     const contextOf = (sessionId: string): ToolContext => ({
-      taskId: null, sessionId, tenantId: alice.tenantId, userId: alice.userId, signal: new AbortController().signal, db, config: loadConfig(quotas),
+      taskId: null, sessionId, tenantId: alice.tenantId, userId: alice.userId, signal: new AbortController().signal, db, settings: loadConfig(quotas),
     });
 
     it('a developer writes, a generalist searches; edit, read by lines, list and delete work on what they left', async () => {

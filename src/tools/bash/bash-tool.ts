@@ -44,16 +44,16 @@ export const bashTool: ToolDefinition = {
  * the output caps and the task's cancel. Still dangerous (it runs whatever the model writes), hence off by
  * default, and each task offered it waits for an approval from someone other than its requester.
  */
-export async function runBash(command: string, context: Pick<ToolContext, 'config' | 'signal'>): Promise<BashResult> {
-  if (!context.config.bash.enabled) throw new Error(BASH_DISABLED_MESSAGE);
+export async function runBash(command: string, context: Pick<ToolContext, 'settings' | 'signal'>): Promise<BashResult> {
+  if (!context.settings.bash.enabled) throw new Error(BASH_DISABLED_MESSAGE);
   context.signal.throwIfAborted();
-  const sandboxed = sandboxedBash(context.config.bash, command);
+  const sandboxed = sandboxedBash(context.settings.bash, command);
   const child = spawn(sandboxed.file, sandboxed.args, sandboxed.options);
   const stdout = collectCapped(child.stdout!);
   const stderr = collectCapped(child.stderr!);
   const closed = once(child, 'close').catch(() => undefined);
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; killGroup(child); }, context.config.bash.timeoutMs);
+  const timer = setTimeout(() => { timedOut = true; killGroup(child); }, context.settings.bash.timeoutMs);
   const onAbort = () => killGroup(child);
   context.signal.addEventListener('abort', onAbort, { once: true });
   try {

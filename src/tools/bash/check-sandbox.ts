@@ -9,7 +9,7 @@ const READY = 'sandbox-ready';
  * rather than start with a bash tool that cannot run (or that would run unsandboxed).
  */
 export async function checkBashSandbox(config: Readonly<Config>): Promise<void> {
-  const problem = await runBash(`echo ${READY}`, { config, signal: new AbortController().signal }).then(
+  const problem = await runBash(`echo ${READY}`, { settings: config, signal: new AbortController().signal }).then(
     (result) => (result.exit_code === 0 && result.stdout === `${READY}\n` ? undefined : result.stderr.trim() || `exit code ${result.exit_code}`),
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );

@@ -93,7 +93,7 @@ export const browserScreenshotTool = browserTool({
     const path = `screenshots/${new Date().toISOString().replaceAll(':', '-')}.png`;
     // A PNG's IHDR chunk holds the width and height, big-endian, at bytes 16 and 20.
     const outputOf = ({ file }: WrittenFile) => ({ path: file.path, width: png.readUInt32BE(16), height: png.readUInt32BE(20), bytes: file.size });
-    const written = await writeWorkspaceFile(context.db, scope, context.config.workspace, path, () => png,
+    const written = await writeWorkspaceFile(context.db, scope, context.settings.workspace, path, () => png,
       (transaction, result) => context.recordCall?.(transaction, outputOf(result)));
     return outputOf(written);
   },

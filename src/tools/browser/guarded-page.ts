@@ -22,8 +22,8 @@ const CONCURRENT_REQUESTS = 6;
  * signal fires, whatever `work` is doing.
  */
 export async function withGuardedPage<T>(url: string, context: ToolContext, work: (page: Page) => Promise<T>): Promise<T> {
-  const { network } = context.config;
-  const { timeoutMs } = context.config.browser;
+  const { network } = context.settings;
+  const { timeoutMs } = context.settings.browser;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
   const failures = new Map<string, string>();
@@ -35,7 +35,7 @@ export async function withGuardedPage<T>(url: string, context: ToolContext, work
   // The guard's own refusal (a loopback address, a file: URL…) before any browser is started.
   await untilAborted(checkDestination(parseUrl(url), parseAllowList(network.allow), hostResolverOf(network.dnsServers)), signal)
     .catch((error: Error) => { throw explained(error); });
-  const browserContext = await (await sharedBrowser(context.config.browser.chromiumPath))
+  const browserContext = await (await sharedBrowser(context.settings.browser.chromiumPath))
     .newContext({ serviceWorkers: 'block', acceptDownloads: false, javaScriptEnabled: true });
   const closeOnAbort = () => { browserContext.close().catch(() => {}); };
   signal.addEventListener('abort', closeOnAbort, { once: true });

@@ -26,7 +26,7 @@ export const fileEditTool: ToolDefinition = {
     const oldText = String(input.old_text);
     const newText = String(input.new_text);
     let line = 0;
-    const { file } = await writeWorkspaceFile(context.db, workspaceOf(context), context.config.workspace, path, (current) => {
+    const { file } = await writeWorkspaceFile(context.db, workspaceOf(context), context.settings.workspace, path, (current) => {
       const text = textOf(current, path);
       const at = onlyOccurrence(text, oldText, path);
       line = lineAt(text, at);

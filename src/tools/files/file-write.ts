@@ -26,7 +26,7 @@ export const fileWriteTool: ToolDefinition = {
     const added = Buffer.from(String(input.content), 'utf8');
     const append = input.append === true;
     const outputOf = ({ file, created }: WrittenFile) => ({ ...fileView(file), created });
-    const written = await writeWorkspaceFile(context.db, workspaceOf(context), context.config.workspace, path,
+    const written = await writeWorkspaceFile(context.db, workspaceOf(context), context.settings.workspace, path,
       (current) => (append && current ? Buffer.concat([current.content, added]) : added),
       (transaction, result) => context.recordCall?.(transaction, outputOf(result)));
     return outputOf(written);

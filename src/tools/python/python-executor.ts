@@ -35,7 +35,7 @@ export const pythonExecutorTool: ToolDefinition = {
 };
 
 async function executePython(input: Record<string, unknown>, context: ToolContext): Promise<PythonRun> {
-  const settings = context.config.python;
+  const settings = context.settings.python;
   return sandboxPoolFor(settings).withSandbox(context.tenantId, context.signal, async (sandbox) => {
     // Read once the turn has come, so that calls waiting for one hold no copies of their workspaces.
     const workspace = input.use_workspace === true ? await readWorkspaceSnapshot(context) : null;

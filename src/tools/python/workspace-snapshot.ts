@@ -11,7 +11,7 @@ export interface SandboxFile {
 /** Every file of the call's session workspace, as it is now; the quota bounds how many and how large. */
 export async function readWorkspaceSnapshot(context: ToolContext): Promise<SandboxFile[]> {
   const scope = workspaceOf(context);
-  const listed = await listWorkspaceFiles(context.db, scope, '', { limit: context.config.workspace.maxFiles, offset: 0 });
+  const listed = await listWorkspaceFiles(context.db, scope, '', { limit: context.settings.workspace.maxFiles, offset: 0 });
   const files = await Promise.all(listed.map((info) => readWorkspaceFile(context.db, scope, info.path)));
   // A file deleted between the listing and its reading is simply not there.
   return files.flatMap((file) => (file ? [{ path: file.path, content: new Uint8Array(file.content) }] : []));

@@ -28,7 +28,7 @@ export const webSearchTool: ToolDefinition = {
   dangerous: false,
   effects: 'none',
   execute: async (input, context) => {
-    const provider = searchProviderFor(context.config.webSearch);
+    const provider = searchProviderFor(context.settings.webSearch);
     const query = String(input.query);
     const maxResults = (input.max_results as number | undefined) ?? DEFAULT_RESULTS;
     const siteFilter = input.site_filter as string | undefined;

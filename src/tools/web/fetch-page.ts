@@ -55,16 +55,16 @@ export function maxLengthParameter(defaultChars: number): JSONSchema7 {
 
 /** A page through the network guard, or from the offline corpus when it is one of its pages. */
 export async function fetchPage(url: string, context: ToolContext, maxLength: number): Promise<FetchedPage> {
-  const corpus = offlineCorpusOf(context.config);
+  const corpus = offlineCorpusOf(context.settings);
   const offline = corpus?.find(url);
   if (corpus && offline) return { page: fixturePage(url, offline, maxLength), links: corpusLinksOn(offline, corpus.pages) };
   return fetchFromNetwork(url, context, maxLength);
 }
 
 async function fetchFromNetwork(url: string, context: ToolContext, maxLength: number): Promise<FetchedPage> {
-  const response = await guardedFetch(url, { network: context.config.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
+  const response = await guardedFetch(url, { network: context.settings.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
   const body = { url: response.finalUrl, contentType: response.headers.get('content-type') ?? undefined, bytes: response.body, isTruncated: response.bodyTruncated };
-  const { title, content, truncated, links, notice } = await parseInWorker({ kind: 'content', body, maxLength }, context, context.config.parse);
+  const { title, content, truncated, links, notice } = await parseInWorker({ kind: 'content', body, maxLength }, context, context.settings.parse);
   const isTruncated = truncated || response.bodyTruncated;
   const page: WebPage = { url, final_url: response.finalUrl, title, content, truncated: isTruncated, status: response.status, source: 'network' };
   return { page: notice ? { ...page, notice } : page, links };

@@ -21,7 +21,7 @@ export async function robotsRulesFor(site: URL, context: ToolContext): Promise<R
   const robotsUrl = new URL('/robots.txt', site).toString();
   let response;
   try {
-    response = await guardedFetch(robotsUrl, { network: context.config.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
+    response = await guardedFetch(robotsUrl, { network: context.settings.network, signal: context.signal, headers: WEB_TOOL_HEADERS });
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
     return disallowEverything(`robots.txt could not be fetched (${(error as Error).message}): nothing is crawled`);
@@ -36,7 +36,7 @@ const disallowEverything = (summary: string): RobotsRules => ({ allowed: async (
 
 async function askRobots(question: RobotsQuestion, site: URL, context: ToolContext): Promise<string[]> {
   try {
-    return await parseInWorker({ kind: 'robots', question }, context, context.config.parse);
+    return await parseInWorker({ kind: 'robots', question }, context, context.settings.parse);
   } catch (error) {
     if (context.signal.aborted) throw error;
     throw new Error(`robots.txt of ${site.host} could not be read: ${(error as Error).message}`);

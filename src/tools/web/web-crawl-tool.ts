@@ -48,7 +48,7 @@ interface Crawl {
 /** Breadth first: every page of one level before the next, so the page cap keeps the pages nearest the start. */
 async function crawl(context: ToolContext, limits: CrawlLimits) {
   const { start, maxDepth, maxPages } = limits;
-  const robots = offlineCorpusOf(context.config)?.find(start.toString()) ? ALLOW_EVERYTHING : await robotsRulesFor(start, context);
+  const robots = offlineCorpusOf(context.settings)?.find(start.toString()) ? ALLOW_EVERYTHING : await robotsRulesFor(start, context);
   const state: Crawl = { pages: [], seen: new Set([start.toString()]), disallowed: [] };
   let level = [start.toString()];
   let leftByPageCap = 0;

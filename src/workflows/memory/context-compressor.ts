@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.ts';
-import { announceThresholds, callModelWithinBudget, estimateTokens } from '../agents/model-call.ts';
+import { callModelWithinBudget } from '../agent-calls/budgeted-call.ts';
+import { estimateTokens, taskModelSelection } from '../agent-calls/model-call.ts';
 import type { HistoryMessage } from './session-history.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
@@ -24,14 +25,20 @@ export async function summariseConversation(deps: Deps, task: TaskSnapshot, requ
   let summary = request.earlierSummary ?? '';
   const chunks = chunkTranscript(request.messages, request.chunkTokens);
   for (const [index, chunk] of (chunks.length > 0 ? chunks : [[]]).entries()) {
-    const outcome = await callModelWithinBudget(deps, task, `${request.callKey}:c${index}`, {
+    const outcome = await callModelWithinBudget(deps, task, {
       agentId: COMPRESSOR_AGENT_ID,
-      system: instructions(request.summaryTokens),
-      messages: [{ role: 'user', content: `Summary so far:\n${summary || '(none)'}\n\nMessages to fold in:\n${chunk.join('\n\n')}` }],
+      callKey: `${request.callKey}:c${index}`,
+      request: {
+        selection: taskModelSelection(task),
+        system: instructions(request.summaryTokens),
+        messages: [{ role: 'user', content: `Summary so far:\n${summary || '(none)'}\n\nMessages to fold in:\n${chunk.join('\n\n')}` }],
+        mockOptions: { purpose: undefined },
+      },
       maxOutputTokens: request.summaryTokens,
+      // The answer does not need the summary: a spent budget leaves it out (issue 5), and the agent meets the policy.
+      onSpentBudget: 'report',
     }, cancel);
-    if ('budgetExhausted' in outcome) return undefined;
-    await announceThresholds(deps, task, outcome.crossings);
+    if (!('result' in outcome)) return undefined;
     summary = outcome.result.text.trim();
   }
   return summary;

@@ -1,5 +1,5 @@
 import type { HistorySettings } from './history-settings.ts';
-import { estimateTokens } from '../agents/model-call.ts';
+import { estimateTokens } from '../agent-calls/model-call.ts';
 import { comparePositions, type HistoryMessage, type MessagePosition } from './session-history.ts';
 
 /** Room always left for the summary, even when the verbatim messages take the whole target. */

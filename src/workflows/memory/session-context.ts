@@ -5,11 +5,12 @@ import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import { COMPRESSOR_AGENT_ID, instructionTokens, summariseConversation, type CompressionRequest } from './context-compressor.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import { MIN_SUMMARY_TOKENS, splitHistory, tokensOf, uncoveredMessages, type HistorySplit } from './history-plan.ts';
-import { estimateTokens, taskContextWindow, withCancelWatch } from '../agents/model-call.ts';
+import { estimateTokens, taskContextWindow } from '../agent-calls/model-call.ts';
 import { comparePositions, loadSessionHistory, type HistoryMessage } from './session-history.ts';
 import { findLatestSummary, saveSummary, type StoredSummary } from './session-summaries.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
 
 /** The history an agent receives: verbatim messages, and the summary of those left out (if any). */
 export interface SessionContext {

@@ -1,20 +1,19 @@
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
-import type { NewTaskEvent } from '../../events/append-event.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
-import { changeTask } from '../../task-state/change-task.ts';
-import { inAgentSpan } from '../agents/agent-span.ts';
-import { agentCompletedEvent, agentModelCall, maxOutputTokensOf, openAgentEventWriter, openingEvents, type AgentCall } from '../agents/call-agent.ts';
-import { TaskCancelledError } from '../runtime/control-errors.ts';
-import { estimateTokens, streamReservedCall, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
+import { inAgentSpan } from '../agent-calls/agent-span.ts';
+import { callModelWithinBudget, type Closing, type Opening } from '../agent-calls/budgeted-call.ts';
+import { agentCompletedEventOf, agentModelCall, keyedEvents, openingEvents, type AgentCall } from '../agent-calls/call-agent.ts';
+import { thresholdEvents } from '../agent-calls/model-call.ts';
+import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import { planSessionContext } from '../memory/session-context.ts';
-import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
-import { buildSystemPrompt } from '../agents/system-prompt.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
+import { TaskCancelledError } from '../runtime/control-errors.ts';
 import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecycle.ts';
 import { parseTaskSettings } from '../runtime/task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { reserveTokensWithin, settleTokensWithin } from '../agents/token-budget.ts';
+import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
 
 export type AnswerAtOnce =
   /** Nothing written: the task needs the step-by-step path (paused or cancelled before it started, a history to summarise, a spent budget). */
@@ -36,35 +35,51 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   const row = await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
   if (isTerminal(row.status)) return { kind: row.status === 'COMPLETED' ? 'completed' : 'ended' };
   if (!canAnswerAtOnce(row, chooseMode)) return { kind: 'declined' };
-  const draft = snapshotOf(deps, row);
-  const call = await prepareCall(deps, draft);
+  // Read before the start, it becomes the started task's snapshot in the opening commit (startingOpening).
+  const task = snapshotOf(deps, row);
+  const call = await prepareCall(deps, task);
   if (!call) return { kind: 'declined' };
   const stepKey = `answer#${currentStepId()}`;
-  const callKey = `${taskId}:${stepKey}`;
-  const started = await start(deps, draft, call, callKey, stepKey, chooseMode);
-  if (!started) return { kind: 'declined' };
-  const { task, maxOutputTokens } = started;
   return inAgentSpan(task, call, () => withCancelWatch(deps, taskId, async (cancel) => {
-    const events = await openAgentEventWriter(deps, task, stepKey, call);
-    const result = await streamReservedCall(deps, task, callKey, { ...agentModelCall(deps, task, stepKey, call, events), maxOutputTokens }, cancel)
-      .catch(async (error: unknown) => {
-        await events.flush();
-        throw error;
-      });
-    // The last token text goes out first in the completing transaction, before the events that close the stream.
-    const lastDelta = await events.takeBuffered();
-    const answer = { agentId: call.agentId, ...result };
-    const completed = await changeTask(deps, taskId, 'workflow', async (transaction, locked) => {
-      const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, call.agentId, result);
-      const agentEvents = [...lastDelta, ...thresholdEvents(crossings), { ...agentCompletedEvent(call.agentId, result), dedupeKey: `${stepKey}:completed` }];
-      if (locked.cancel_requested || locked.pause_requested) return { events: agentEvents, result: locked.cancel_requested ? 'cancelled' : 'held' };
-      return { events: [...agentEvents, ...await completeWithin(transaction, task, simpleOutcome(answer))], result: 'completed' };
-    });
-    if (completed === 'cancelled') throw new TaskCancelledError('pre_completion');
-    if (completed === 'held') return { kind: 'held', task, answer };
+    const outcome = await callModelWithinBudget<Completion>(deps, task, {
+      ...await agentModelCall(deps, task, stepKey, call),
+      open: startingOpening(deps, task, call, stepKey, chooseMode),
+      settle: (result) => completingClosing(deps, task, stepKey, { agentId: call.agentId, ...result }),
+    }, cancel);
+    if (!('result' in outcome)) return { kind: 'declined' };
+    const completion = outcome.closed!;
+    if (completion.kind === 'cancelled') throw new TaskCancelledError('pre_completion');
+    if (completion.kind === 'held') return { kind: 'held', task, answer: completion.answer };
     deps.titles.nudge();
     return { kind: 'completed' };
   }));
+}
+
+type Completion = { kind: 'completed' | 'cancelled' } | { kind: 'held'; answer: AgentAnswer };
+
+/**
+ * Starts the task with its tokens reserved and the agent announced, in one transaction; declines (nothing
+ * written) when a control request came in meanwhile or a budget is spent.
+ */
+function startingOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, chooseMode: (requestedMode: string | null) => string): Opening {
+  return async (transaction, row, reserve) => {
+    if (!canAnswerAtOnce(row, chooseMode) || isTerminal(row.status)) return undefined;
+    const reservation = await reserve();
+    if (!reservation.granted) return { events: [], reservation };
+    const start = await startWithin(deps, transaction, row, chooseMode);
+    Object.assign(task, start.result);
+    return { events: [...start.events, ...keyedEvents(openingEvents(call), stepKey)], reservation };
+  };
+}
+
+/** The usage, the agent's completion and, unless a pause or cancel came in while it answered, the task's. */
+function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answer: AgentAnswer): Closing<Completion> {
+  return async (transaction, locked, { crossings, lastDelta }) => {
+    const agentEvents = [...lastDelta, ...thresholdEvents(crossings), agentCompletedEventOf(stepKey, answer)];
+    if (locked.cancel_requested) return { events: agentEvents, result: { kind: 'cancelled' } };
+    if (locked.pause_requested) return { events: agentEvents, result: { kind: 'held', answer } };
+    return { events: [...agentEvents, ...await completeWithin(transaction, task, simpleOutcome(answer))], result: { kind: 'completed' } };
+  };
 }
 
 /** A task that asks for approval waits at its gate on the step-by-step path; a template task runs its nodes there. */
@@ -81,21 +96,4 @@ async function prepareCall(deps: Deps, task: TaskSnapshot): Promise<AgentCall | 
   if (own) return simpleAgentCall(task, system, own);
   const plan = await planSessionContext(deps, task, system);
   return 'context' in plan ? simpleAgentCall(task, system, plan.context) : undefined;
-}
-
-/**
- * Starts the task with its tokens reserved and the agent announced, in one transaction; undefined (nothing
- * written) when a control request came in meanwhile or a budget is spent.
- */
-async function start(deps: Deps, draft: TaskSnapshot, call: AgentCall, callKey: string, stepKey: string, chooseMode: (requestedMode: string | null) => string) {
-  const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
-  const wantedOutput = maxOutputTokensOf(call);
-  return changeTask(deps, draft.id, 'workflow', async (transaction, row) => {
-    if (!canAnswerAtOnce(row, chooseMode) || isTerminal(row.status)) return undefined;
-    const reservation = await reserveTokensWithin(transaction, deps.config, draft, callKey, estimatedInput, wantedOutput);
-    if (!reservation.granted) return undefined;
-    const started = await startWithin(deps, transaction, row, chooseMode);
-    const opening: NewTaskEvent[] = openingEvents(call).map((event, index) => ({ ...event, dedupeKey: `${stepKey}:e${index}` }));
-    return { events: [...started.events, ...opening], result: { task: started.result, maxOutputTokens: reservation.maxOutputTokens } };
-  });
 }

@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps.ts';
-import { runBudgetedAgent } from '../agents/budgeted-agent.ts';
-import type { AgentCall } from '../agents/call-agent.ts';
+import { runBudgetedAgent } from '../agent-calls/budgeted-agent.ts';
+import type { AgentCall } from '../agent-calls/call-agent.ts';
 import { passApprovalGate } from '../runtime/approval-gate.ts';
 import { approvalNeed } from '../runtime/approval-need.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';
 import { prepareSessionContext, withConversationSummary, type SessionContext } from '../memory/session-context.ts';
-import { buildSystemPrompt } from '../agents/system-prompt.ts';
+import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import type { TaskOutcome } from '../runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 

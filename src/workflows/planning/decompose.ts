@@ -3,13 +3,14 @@ import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
-import { callModelWithinBudget, thresholdEvents, withCancelWatch } from '../agents/model-call.ts';
-import { availableToolNames } from '../agents/role-tools.ts';
-import { waitOutSpentBudget } from '../runtime/budget-policy.ts';
+import { callModelWithinBudget } from '../agent-calls/budgeted-call.ts';
+import { taskModelSelection } from '../agent-calls/model-call.ts';
+import { availableToolNames } from '../agent-calls/role-tools.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { runTaskStep } from '../runtime/task-step.ts';
 import { DecompositionSchema, MAX_SUBTASKS, parseDecomposition, singleSubtaskPlan, type TaskPlan } from './plan.ts';
+import { withCancelWatch } from '../runtime/cancel-watch.ts';
 
 export const DECOMPOSE_AGENT_ID = 'decompose';
 
@@ -40,31 +41,31 @@ export function decompose(deps: Deps, task: TaskSnapshot, hint: PlanningHint): P
 
 async function planOrProblem(deps: Deps, task: TaskSnapshot, hint: PlanningHint, stepKey: string, cancel: AbortSignal): Promise<TaskPlan | string> {
   try {
-    const outcome = await decompositionCall(deps, task, hint, stepKey, cancel);
-    await appendEvents(deps, task.id, 'workflow', thresholdEvents(outcome.crossings));
-    return parseDecomposition(parseJsonAnswer(outcome.result.text));
+    const answer = await decompositionCall(deps, task, hint, stepKey, cancel);
+    return parseDecomposition(parseJsonAnswer(answer));
   } catch (error) {
     if (cancel.aborted || endsTheTask(error)) throw error;
     return error instanceof Error ? error.message : String(error);
   }
 }
 
-/** The call, under the budget policy: refused for a spent budget, the task pauses here (runtime/budget-policy.ts). */
-async function decompositionCall(deps: Deps, task: TaskSnapshot, hint: PlanningHint, stepKey: string, cancel: AbortSignal) {
-  for (;;) {
-    const outcome = await callModelWithinBudget(deps, task, `${task.id}:${stepKey}`, {
-      agentId: DECOMPOSE_AGENT_ID,
+/** The call; refused for a spent budget, the task pauses here (runtime/budget-policy.ts). */
+async function decompositionCall(deps: Deps, task: TaskSnapshot, hint: PlanningHint, stepKey: string, cancel: AbortSignal): Promise<string> {
+  const outcome = await callModelWithinBudget(deps, task, {
+    agentId: DECOMPOSE_AGENT_ID,
+    callKey: `${task.id}:${stepKey}`,
+    request: {
+      selection: taskModelSelection(task),
       system: decompositionPrompt(availableToolNames(deps.tools, task.tenantId, task.settings.role), hint),
       messages: [{ role: 'user', content: task.query }],
-      maxOutputTokens: DECOMPOSITION_MAX_OUTPUT_TOKENS,
       responseSchema: DecompositionSchema as JSONSchema7,
-      mockPurpose: 'decomposition',
-      mockScript: task.settings.mock.plan === undefined ? undefined : { plan: task.settings.mock.plan },
-    }, cancel);
-    if (!('budgetExhausted' in outcome)) return outcome;
-    await appendEvents(deps, task.id, 'workflow', thresholdEvents([{ ...outcome.budgetExhausted, threshold: 100 }]));
-    await waitOutSpentBudget(deps, task, outcome.budgetExhausted, 'decomposition');
-  }
+      mockOptions: { purpose: 'decomposition', ...(task.settings.mock.plan === undefined ? {} : { plan: task.settings.mock.plan }) },
+    },
+    maxOutputTokens: DECOMPOSITION_MAX_OUTPUT_TOKENS,
+    onSpentBudget: { waitAt: 'decomposition' },
+  }, cancel);
+  if (!('result' in outcome)) throw new Error('a decomposition waits out a spent budget');
+  return outcome.result.text;
 }
 
 /** The JSON object in the answer, tolerating a Markdown code fence around it. */

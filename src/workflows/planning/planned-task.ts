@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
-import { availableToolNames } from '../agents/role-tools.ts';
+import { availableToolNames } from '../agent-calls/role-tools.ts';
 import { passApprovalGate } from '../runtime/approval-gate.ts';
 import { approvalNeed, recordedApprovalNeed, type ApprovalNeed } from '../runtime/approval-need.ts';
 import { checkpoint } from '../runtime/checkpoint.ts';

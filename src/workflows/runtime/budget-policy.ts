@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { markPauseRequested } from '../../task-state/control-flags.ts';
 import { PAUSE_SIGNAL } from '../../task-state/waits.ts';
-import { describeExhausted, type BudgetState } from '../agents/token-budget.ts';
+import { describeExhausted, type BudgetState } from '../agent-calls/token-budget.ts';
 import { BudgetExhaustedError } from './control-errors.ts';
 import { announcePaused, readControl } from './checkpoint.ts';
 import { waitForSignal } from './durable-wait.ts';
@@ -43,4 +43,18 @@ export async function waitOutSpentBudget(deps: Deps, task: TaskSnapshot, exhaust
     signal: PAUSE_SIGNAL, place, read: () => readControl(deps, task.id),
     arrived: (state) => !state.pauseRequested, cancelled: (state) => state.cancelRequested,
   });
+}
+
+/**
+ * What a call refused for a spent budget does, by where it runs: `report` hands the refusal back to the caller
+ * (an agent called between steps pauses at the `budget` checkpoint after its step; the history summary leaves the
+ * summary out); `waitAt` waits inside the step (waitOutSpentBudget, the place named in WORKFLOW_PAUSED) and calls again.
+ */
+export type SpentBudgetRule = 'report' | { waitAt: string };
+
+/** Applies the rule to a refusal: `again` once the task was resumed, `report` when the caller handles it. */
+export async function meetSpentBudget(deps: Deps, task: TaskSnapshot, exhausted: BudgetState, rule: SpentBudgetRule): Promise<'again' | 'report'> {
+  if (rule === 'report') return 'report';
+  await waitOutSpentBudget(deps, task, exhausted, rule.waitAt);
+  return 'again';
 }

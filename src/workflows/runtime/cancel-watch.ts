@@ -25,3 +25,19 @@ export async function watchForCancel(deps: Deps, taskId: string, controller: Abo
   await check();
   return unsubscribe;
 }
+
+/**
+ * Runs `work` with a signal that aborts as soon as the task's cancellation is requested, or when this process
+ * hands its workflows over at shutdown.
+ */
+export async function withCancelWatch<T>(deps: Deps, taskId: string, work: (cancel: AbortSignal) => Promise<T>): Promise<T> {
+  const cancel = new AbortController();
+  const stopWatching = await watchForCancel(deps, taskId, cancel);
+  const signal = AbortSignal.any([cancel.signal, deps.handingOver]);
+  try {
+    signal.throwIfAborted();
+    return await work(signal);
+  } finally {
+    stopWatching();
+  }
+}

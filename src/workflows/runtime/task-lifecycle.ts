@@ -9,7 +9,7 @@ import { markCompleted, markEnded, markStarted } from '../../task-state/lifecycl
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
 import { markSchedulePaused } from '../../task-state/schedule-pause.ts';
 import { startedContextPayload } from './started-context.ts';
-import type { CostPrices } from '../agents/token-budget.ts';
+import type { CostPrices } from '../agent-calls/token-budget.ts';
 import { parseTaskSettings, type TaskSettings } from './task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
 

@@ -1,6 +1,6 @@
 import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
-import { DEFAULT_ROLE } from '../agents/role-presets.ts';
+import { DEFAULT_ROLE } from '../agent-calls/role-presets.ts';
 import { readHistorySettings, type HistorySettings } from '../memory/history-settings.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
-import type { CostPrices } from '../agents/token-budget.ts';
+import type { CostPrices } from '../agent-calls/token-budget.ts';
 import type { TaskSettings } from './task-settings.ts';
 
 /** What a workflow knows about its task once started; recorded by the start step, so replays agree. */

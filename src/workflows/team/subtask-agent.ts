@@ -2,12 +2,11 @@ import type { Deps } from '../../deps.ts';
 import { currentStepId } from '../../engine/engine.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { appendEvents } from '../../task-state/change-task.ts';
-import type { AgentCall } from '../agents/call-agent.ts';
-import { runAgent } from '../agents/run-agent.ts';
-import { allowedToolNames } from '../agents/role-tools.ts';
-import { buildSystemPrompt } from '../agents/system-prompt.ts';
+import type { AgentCall } from '../agent-calls/call-agent.ts';
+import { runAgent } from '../agent-calls/run-agent.ts';
+import { roleToolSet } from '../agent-calls/role-tools.ts';
+import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import type { Subtask, TaskPlan } from '../planning/plan.ts';
-import { waitOutSpentBudget } from '../runtime/budget-policy.ts';
 import { endsTheTask } from '../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 
@@ -41,11 +40,9 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
     await appendEvents(deps, task.id, 'workflow', run.announce.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:announce${index}` })));
   }
   try {
-    for (;;) {
-      const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
-      if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
-      await waitOutSpentBudget(deps, task, outcome.budgetExhausted, subtask.id);
-    }
+    const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
+    if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
+    throw new Error('a subtask agent waits out a spent budget');
   } catch (error) {
     if (cancel.aborted || deps.handingOver.aborted || endsTheTask(error)) throw error;
     return failed(deps, task, stepKey, subtask, error instanceof Error ? error.message : String(error));
@@ -74,8 +71,9 @@ function subtaskCall(deps: Deps, task: TaskSnapshot, run: SubtaskRun): AgentCall
     ].filter(Boolean).join('\n\n'),
     messages: [{ role: 'user', content: [subtask.description, toolHint(subtask), inputsSection(run.inputs, plan)].filter(Boolean).join('\n\n') }],
     mockScript: run.attempt <= scriptedFailures ? { fail: true } : undefined,
+    onSpentBudget: { waitAt: subtask.id },
     // Every planned agent may use its role's tools; the decomposition's suggestions are hints in its prompt.
-    tools: { allowed: allowedToolNames(deps.tools, task.tenantId, task.settings.role), role: task.settings.role },
+    tools: roleToolSet(deps.tools, task.tenantId, task.settings.role),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts';
-import { runBudgetedAgent } from '../agents/budgeted-agent.ts';
+import { runBudgetedAgent } from '../agent-calls/budgeted-agent.ts';
 import type { TaskPlan } from '../planning/plan.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import type { SubtaskResult } from './subtask-agent.ts';

@@ -20,7 +20,7 @@ const config = loadConfig({ PYTHON_TIMEOUT_MS: String(TIME_LIMIT_MS) });
 const registry = createToolRegistry([pythonExecutorTool]);
 
 async function runCode(code: string, stdin?: string, signal = new AbortController().signal): Promise<PythonRun> {
-  const outcome = await registry.invoke('python_executor', stdin === undefined ? { code } : { code, stdin }, offlineToolContext({ config, signal }));
+  const outcome = await registry.invoke('python_executor', stdin === undefined ? { code } : { code, stdin }, offlineToolContext({ settings: config, signal }));
   assert.equal(outcome.error, undefined, 'the call itself succeeds; failures of the program are in its output');
   return outcome.output as PythonRun;
 }
@@ -49,7 +49,7 @@ describe('python_executor', () => {
   it('is a dangerous built-in code tool, free, whose input is validated before anything runs; a workspace needs a session', async () => {
     assert.ok(BUILT_IN_TOOLS.includes(pythonExecutorTool));
     assert.deepEqual([pythonExecutorTool.category, pythonExecutorTool.dangerous, pythonExecutorTool.costPerUseUsd], ['code', true, 0]);
-    const context = offlineToolContext({ config });
+    const context = offlineToolContext({ settings: config });
     assert.match((await registry.invoke('python_executor', {}, context)).error!, /must have required property 'code'/);
     assert.match((await registry.invoke('python_executor', { code: 'x'.repeat(100_001) }, context)).error!, /must NOT have more than 100000 characters/);
     assert.match((await registry.invoke('python_executor', { code: '1', use_workspace: true }, context)).error!, /this call has no session/);
@@ -198,7 +198,7 @@ describe('python_executor', () => {
     };
     const controller = new AbortController();
     const longer = loadConfig({ PYTHON_TIMEOUT_MS: '60000' });
-    const running = registry.invoke('python_executor', { code: 'while True:\n    pass' }, offlineToolContext({ config: longer, signal: controller.signal }));
+    const running = registry.invoke('python_executor', { code: 'while True:\n    pass' }, offlineToolContext({ settings: longer, signal: controller.signal }));
     const demoted = await waitFor('the program to be demoted', async () => {
       for (const pid of await sandboxes()) {
         const niceValues = await threadNiceValues(pid);

@@ -305,7 +305,7 @@ describe('the web_search tool', () => {
 
   test('a vendor chosen without its key: calls fail naming the setting, and start-up says so', async () => {
     const config = loadConfig({ WEB_SEARCH_PROVIDER: 'tavily' });
-    const outcome = await createBuiltInToolRegistry(undefined, config).invoke('web_search', { query: 'x' }, offlineToolContext({ config }));
+    const outcome = await createBuiltInToolRegistry(undefined, config).invoke('web_search', { query: 'x' }, offlineToolContext({ settings: config }));
     assert.equal(outcome.error, 'WEB_SEARCH_PROVIDER=tavily needs TAVILY_API_KEY');
     assert.deepEqual(describeWebSearch(config.webSearch), {
       ready: false, message: 'web search: WEB_SEARCH_PROVIDER=tavily needs TAVILY_API_KEY; web_search calls will fail until it is set',
@@ -319,7 +319,7 @@ describe('the web_search tool', () => {
     try {
       const config = loadConfig({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: STAND_IN_KEY, BRAVE_BASE_URL: standIn.url });
       const outcome = await createBuiltInToolRegistry(undefined, config)
-        .invoke('web_search', { query: 'longest river', max_results: 2, site_filter: 'example.org' }, offlineToolContext({ config }));
+        .invoke('web_search', { query: 'longest river', max_results: 2, site_filter: 'example.org' }, offlineToolContext({ settings: config }));
       assert.deepEqual((outcome.output as any).results.map((result: { url: string }) => result.url),
         ['https://rivers.example.org/nile', 'https://www.rivers.example.org/amazon']);
       assert.equal(standIn.requests.at(-1)!.query.get('q'), 'site:example.org longest river');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildSystemPrompt } from '../../../src/workflows/agents/system-prompt.ts';
-import { findRolePreset } from '../../../src/workflows/agents/role-presets.ts';
+import { buildSystemPrompt } from '../../../src/workflows/agent-calls/system-prompt.ts';
+import { findRolePreset } from '../../../src/workflows/agent-calls/role-presets.ts';
 import { parseTaskSettings } from '../../../src/workflows/runtime/task-settings.ts';
 
 const promptOf = (context: Record<string, unknown>) => buildSystemPrompt(parseTaskSettings(context, {}));

@@ -1,5 +1,4 @@
 import type { Deps } from '../../../deps.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
 import type { Subtask, TaskPlan } from '../../planning/plan.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
@@ -8,6 +7,7 @@ import { orderByDependencies } from '../../team/dependency-order.ts';
 import { DEFAULT_MAX_CONCURRENT_AGENTS, runInDependencyOrder } from '../../team/run-in-order.ts';
 import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
+import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 
 /**
  * The DAG workflow (standard and complex modes, reference §1.6): the plan's agents run in parallel up to the

@@ -1,7 +1,6 @@
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
 import type { Subtask, TaskPlan } from '../../planning/plan.ts';
 import { orderByDependencies } from '../../team/dependency-order.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
@@ -10,6 +9,7 @@ import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
+import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 
 export const SUPERVISOR_AGENT_ID = 'supervisor';
 export const MAX_SUBTASK_ATTEMPTS = 3;

@@ -1,6 +1,5 @@
 import type { Deps } from '../../../deps.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { withCancelWatch } from '../../agents/model-call.ts';
 import { passApprovalGate } from '../../runtime/approval-gate.ts';
 import { approvalNeed, type ApprovalNeed } from '../../runtime/approval-need.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
@@ -11,6 +10,7 @@ import { orderByDependencies } from '../../team/dependency-order.ts';
 import { DEFAULT_MAX_CONCURRENT_AGENTS, runInDependencyOrder } from '../../team/run-in-order.ts';
 import { modelNodeIds, type TemplateNode, type WorkflowTemplate } from './template-file.ts';
 import { runTemplateNode, type NodeResult } from './template-nodes.ts';
+import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 
 export const TEMPLATE_MODE = 'template';
 

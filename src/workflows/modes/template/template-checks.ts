@@ -1,4 +1,4 @@
-import { findRolePreset, roleNames } from '../../agents/role-presets.ts';
+import { findRolePreset, roleNames } from '../../agent-calls/role-presets.ts';
 import { orderByDependencies } from '../../team/dependency-order.ts';
 import { paramKeyOf, placeholderNames, stringsIn } from './placeholders.ts';
 import type { KnownTools, TemplateNode, WorkflowTemplate } from './template-file.ts';

@@ -2,13 +2,11 @@ import type { Deps } from '../../../deps.ts';
 import { currentStepId } from '../../../engine/engine.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { callToolOnce } from '../../agents/agent-tool-call.ts';
-import { keyedEvents, type AgentCall } from '../../agents/call-agent.ts';
-import { runAgent } from '../../agents/run-agent.ts';
-import { buildSystemPrompt } from '../../agents/system-prompt.ts';
-import { waitOutSpentBudget } from '../../runtime/budget-policy.ts';
+import { callToolOnce } from '../../agent-calls/agent-tool-call.ts';
+import { keyedEvents, type AgentCall } from '../../agent-calls/call-agent.ts';
+import { runAgent } from '../../agent-calls/run-agent.ts';
+import { buildSystemPrompt } from '../../agent-calls/system-prompt.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
-import { withDeadline } from '../../runtime/deadline.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { asText, fillArguments, fillPlaceholders, type PlaceholderValues } from './placeholders.ts';
 import type { TemplateNode, WorkflowTemplate } from './template-file.ts';
@@ -73,7 +71,8 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
     started(node.id, 'tool'),
     { type: 'TOOL_INVOKED', agentId: node.id, message: `Calling ${node.tool}`, payload: { ...call, args } },
   ], `${stepKey}:invoke`));
-  const outcome = await callToolOnce(deps, task, stepKey, node.tool, args, cancel);
+  const tool = deps.tools.find(node.tool, task.tenantId);
+  const outcome = tool ? await callToolOnce(deps, task, stepKey, tool, args, cancel) : { error: `unknown tool: ${node.tool}` };
   const output = outcome.error === undefined ? asText(outcome.output) : undefined;
   await appendEvents(deps, task.id, 'workflow', keyedEvents([
     {
@@ -87,11 +86,9 @@ async function callTool(deps: Deps, task: TaskSnapshot, stepKey: string, node: T
 }
 
 async function callModel(deps: Deps, task: TaskSnapshot, stepKey: string, run: NodeRun & { node: TemplateNode & { kind: 'model' } }, prompt: string, cancel: AbortSignal): Promise<Produced> {
-  for (;;) {
-    const outcome = await runAgent(deps, task, modelCall(task, run, prompt), stepKey, cancel);
-    if ('answer' in outcome) return { text: outcome.answer.text, answer: outcome.answer };
-    await waitOutSpentBudget(deps, task, outcome.budgetExhausted, run.node.id);
-  }
+  const outcome = await runAgent(deps, task, modelCall(task, run, prompt), stepKey, cancel);
+  if ('answer' in outcome) return { text: outcome.answer.text, answer: outcome.answer };
+  throw new Error('a template node waits out a spent budget');
 }
 
 /** A node's role chooses its system prompt; without one, the task's system prompt or role applies. */
@@ -105,6 +102,7 @@ function modelCall(task: TaskSnapshot, run: NodeRun & { node: TemplateNode & { k
     maxOutputTokens: task.settings.maxOutputTokens,
     system: buildSystemPrompt(role === undefined ? task.settings : { ...task.settings, systemPrompt: undefined, role }),
     messages: [{ role: 'user', content: prompt }],
+    onSpentBudget: { waitAt: node.id },
   };
 }
 

@@ -11,7 +11,7 @@ import { bashSandboxMissing } from '../../../helpers/bash-sandbox.ts';
 import { offlineToolContext } from '../../../helpers/tool-context.ts';
 
 const enabled = (signal = new AbortController().signal, env: Record<string, string> = {}) =>
-  offlineToolContext({ signal, config: loadConfig({ TOOLS_BASH_ENABLED: '1', TOOLS_BASH_TIMEOUT_MS: '2000', ...env }) });
+  offlineToolContext({ signal, settings: loadConfig({ TOOLS_BASH_ENABLED: '1', TOOLS_BASH_TIMEOUT_MS: '2000', ...env }) });
 
 test('bash is off by default and says how to turn it on', async () => {
   const registry = createBuiltInToolRegistry();

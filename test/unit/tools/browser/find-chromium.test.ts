@@ -25,13 +25,13 @@ test('no Chromium on PATH is reported with the names looked for and how to insta
 
 test('a browser tool called without Chromium fails with that message', async () => {
   const config = loadConfig({ DATABASE_URL: 'postgres://localhost/unused', CHROMIUM_PATH: '/nonexistent/chromium', TOOLS_NETWORK_ALLOW: '127.0.0.1' });
-  const context = { taskId: null, sessionId: null, tenantId: 't', userId: 'u', signal: new AbortController().signal, db: undefined, config } as unknown as ToolContext;
+  const context = { taskId: null, sessionId: null, tenantId: 't', userId: 'u', signal: new AbortController().signal, db: undefined, settings: config } as unknown as ToolContext;
   await assert.rejects(browserNavigateTool.execute({ url: 'http://127.0.0.1:9/' }, context), INSTALL_HINT);
 });
 
 test('a file:, data: or chrome: URL is refused by the network guard before any browser starts', async () => {
   const config = loadConfig({ DATABASE_URL: 'postgres://localhost/unused', CHROMIUM_PATH: '/nonexistent/chromium' });
-  const context = { taskId: null, sessionId: null, tenantId: 't', userId: 'u', signal: new AbortController().signal, db: undefined, config } as unknown as ToolContext;
+  const context = { taskId: null, sessionId: null, tenantId: 't', userId: 'u', signal: new AbortController().signal, db: undefined, settings: config } as unknown as ToolContext;
   for (const [url, scheme] of [['file:///etc/passwd', 'file:'], ['data:text/html,<p>x</p>', 'data:'], ['chrome://settings', 'chrome:']]) {
     await assert.rejects(browserNavigateTool.execute({ url }, context), { message: `refused: only http and https URLs can be fetched (got ${scheme})` });
   }

@@ -16,7 +16,7 @@ const CORPUS_URL = 'https://corpus.agentgate.example/geography/longest-rivers';
 describe('the web tools', () => {
   let corpusDir = '';
   let context = offlineToolContext();
-  const contextWith = (env: Record<string, string>) => offlineToolContext({ config: loadConfig({ SEARCH_CORPUS_DIR: corpusDir, ...env }) });
+  const contextWith = (env: Record<string, string>) => offlineToolContext({ settings: loadConfig({ SEARCH_CORPUS_DIR: corpusDir, ...env }) });
 
   before(async () => {
     corpusDir = await mkdtemp(path.join(os.tmpdir(), 'agentgate-corpus-'));

@@ -1,14 +1,22 @@
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
+import type { ModelTier } from '../../llm/model-catalog.ts';
 import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
-import { changeTask } from '../../task-state/change-task.ts';
+import type { SpentBudgetRule } from '../runtime/budget-policy.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { allowForToolApprovalWaits } from '../runtime/tool-approval.ts';
-import { estimateTokens, recoveryEvent, streamReservedCall, thresholdEvents, type ModelCall } from './model-call.ts';
-import { reserveTokensWithin, settleTokensWithin, type BudgetState } from './token-budget.ts';
+import { callModelWithinBudget, spentBudgetEvents, type BudgetedCall, type Closing, type ModelRequest, type Opening } from './budgeted-call.ts';
+import { taskModelSelection, thresholdEvents } from './model-call.ts';
+import type { BudgetState } from './token-budget.ts';
 import type { AgentTools } from './tool-loop.ts';
 
+/**
+ * One agent's call: who it is (`agentId`, its role's prompt in `system`), what it may use (`tools`, the tool set
+ * it carries), which models answer (`modelTier`) and how its budget is met (the task's and the session's token
+ * budgets, `maxOutputTokens` per model call, `onSpentBudget`). Every workflow calls agents this way, through
+ * runAgent (run-agent.ts), and every model call of theirs goes through callModelWithinBudget (budgeted-call.ts).
+ */
 export interface AgentCall {
   agentId: string;
   /** Announced as a PROGRESS event before the agent starts. */
@@ -16,6 +24,10 @@ export interface AgentCall {
   system: string;
   messages: ConversationMessage[];
   maxOutputTokens?: number;
+  /** The tier of the models that answer (the catalog's priority list); default the task's. The task's overrides still win. */
+  modelTier?: ModelTier;
+  /** What a call refused for a spent budget does (runtime/budget-policy.ts); default `report`, to the caller. */
+  onSpentBudget?: SpentBudgetRule;
   /** This agent's output is the task's answer: its deltas are marked so the OpenAI layer streams them. */
   finalAnswer?: boolean;
   /** Tells the mock provider which phase this is (decomposition, synthesis, …); real providers ignore it. */
@@ -37,62 +49,55 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  * events nor bills twice. The call does not start when a budget is spent.
  */
 export async function runSingleCall(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
-  const callKey = agentCallKey(task, stepKey);
-  const reservation = await reserveWithOpening(deps, task, call, stepKey, callKey);
-  if (!reservation.granted) return { budgetExhausted: reservation.exhausted };
-  const events = await openAgentEventWriter(deps, task, stepKey, call);
-  const result = await streamReservedCall(deps, task, callKey, { ...agentModelCall(deps, task, stepKey, call, events), maxOutputTokens: reservation.maxOutputTokens }, cancel)
-    .catch(async (error: unknown) => {
-      await events.flush();
-      throw error;
-    });
-  const answer = { agentId: call.agentId, ...result };
-  await completeAgent(deps, task, { stepKey, callKey, result, answer, lastDelta: await events.takeBuffered() });
-  return { answer };
+  const outcome = await callModelWithinBudget(deps, task, {
+    ...await agentModelCall(deps, task, stepKey, call),
+    open: agentOpening(task, call, stepKey),
+    settle: (result) => agentClosing(stepKey, { agentId: call.agentId, ...result }),
+  }, cancel);
+  if ('budgetExhausted' in outcome) return outcome;
+  if ('declined' in outcome) throw new Error('an agent\'s opening never declines');
+  return { answer: outcome.closed! };
 }
 
 /** The usage key of an agent's (first) model call. */
 export const agentCallKey = (task: TaskSnapshot, stepKey: string) => `${task.id}:${stepKey}`;
 
-export interface AgentCompletion {
-  stepKey: string;
-  /** The last model call: its usage is recorded and its reservation freed. */
-  callKey: string;
-  result: ModelTextResult;
-  /** What the agent answers (for a tool loop, the sum of its turns). */
-  answer: AgentAnswer;
-  /** The step's token text still buffered (EventWriter.takeBuffered). */
-  lastDelta: NewTaskEvent[];
+/**
+ * The agent's model call (its first, keyed by `stepKey`), streaming to the step's writer. The caller adds how it
+ * opens and settles.
+ */
+export async function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<BudgetedCall<AgentAnswer>> {
+  return {
+    agentId: call.agentId,
+    callKey: agentCallKey(task, stepKey),
+    request: agentRequest(deps, task, call),
+    maxOutputTokens: maxOutputTokensOf(call),
+    stream: { events: await openAgentEventWriter(deps, task, stepKey, call), stepKey },
+    onSpentBudget: 'report',
+  };
 }
-
-/** The agent's closing commit: the last token text, the thresholds crossed and AGENT_COMPLETED, in that order, with the settlement. */
-export async function completeAgent(deps: Deps, task: TaskSnapshot, completion: AgentCompletion): Promise<void> {
-  const { stepKey, callKey, result, answer, lastDelta } = completion;
-  await changeTask(deps, task.id, 'workflow', async (transaction) => {
-    const crossings = await settleTokensWithin(transaction, deps.config, task, callKey, answer.agentId, result);
-    return { events: [...lastDelta, ...thresholdEvents(crossings), agentCompletedEventOf(stepKey, answer)] };
-  });
-}
-
-export const agentCompletedEventOf = (stepKey: string, answer: AgentAnswer): NewTaskEvent =>
-  ({ ...agentCompletedEvent(answer.agentId, answer), dedupeKey: `${stepKey}:completed` });
 
 /**
  * The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a
  * budget is spent). It reads the task row, and with it the time spent waiting for tool-call approvals.
  */
-export async function reserveWithOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, callKey: string) {
-  const estimatedInput = estimateTokens(call.system, ...call.messages.map((message) => message.content));
-  const reservation = await changeTask(deps, task.id, 'workflow', async (transaction, row) => {
+export function agentOpening(task: TaskSnapshot, call: AgentCall, stepKey: string): Opening {
+  return async (_transaction, row, reserve) => {
     allowForToolApprovalWaits(task, row.approval_wait_ms);
-    const granted = await reserveTokensWithin(transaction, deps.config, task, callKey, estimatedInput, maxOutputTokensOf(call));
-    const events = granted.granted
-      ? keyedEvents(openingEvents(call), stepKey)
-      : thresholdEvents([{ ...granted.exhausted, threshold: 100 }]);
-    return { events, result: granted };
-  });
-  return reservation!;
+    const reservation = await reserve();
+    const events = reservation.granted ? keyedEvents(openingEvents(call), stepKey) : spentBudgetEvents(reservation.exhausted);
+    return { events, reservation };
+  };
 }
+
+/** The agent's closing commit: the last token text, the thresholds crossed and AGENT_COMPLETED, in that order, with the settlement. */
+export function agentClosing(stepKey: string, answer: AgentAnswer): Closing<AgentAnswer> {
+  return async (_transaction, _row, { crossings, lastDelta }) =>
+    ({ events: [...lastDelta, ...thresholdEvents(crossings), agentCompletedEventOf(stepKey, answer)], result: answer });
+}
+
+export const agentCompletedEventOf = (stepKey: string, answer: AgentAnswer): NewTaskEvent =>
+  ({ ...agentCompletedEvent(answer.agentId, answer), dedupeKey: `${stepKey}:completed` });
 
 export const keyedEvents = (events: NewTaskEvent[], stepKey: string): NewTaskEvent[] =>
   events.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:e${index}` }));
@@ -107,20 +112,17 @@ export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: st
   });
 }
 
-/** The model call an agent makes: its deltas and fallbacks go to the step's writer. */
-export function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall, events: EventWriter): ModelCall {
+/** What an agent sends to the model, with the task's mock knobs (only agent answers honour them). */
+export function agentRequest(deps: Deps, task: TaskSnapshot, call: AgentCall): ModelRequest {
+  const mockScript = call.tools ? { ...call.mockScript, toolCalls: task.settings.mock.toolCalls } : call.mockScript;
   return {
-    agentId: call.agentId,
+    selection: call.modelTier === undefined ? taskModelSelection(task) : { ...taskModelSelection(task), modelTier: call.modelTier },
     system: call.system,
     messages: call.messages,
-    maxOutputTokens: maxOutputTokensOf(call),
-    onDelta: (delta) => events.partial(call.agentId, delta),
-    onFallback: (fallback) => events.emit([recoveryEvent(stepKey, call.agentId, fallback)]),
     mockDelayMs: task.settings.mock.delayMs ?? deps.config.mockDelayMs,
     mockAnswerWords: task.settings.mock.answerWords,
-    mockPurpose: call.purpose,
     // The task's scripted tool calls (context.mock_tool_calls) are for agents that have tools.
-    mockScript: call.tools ? { ...call.mockScript, toolCalls: task.settings.mock.toolCalls } : call.mockScript,
+    mockOptions: { purpose: call.purpose, ...mockScript },
   };
 }
 

@@ -1,17 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JSONValue } from '@ai-sdk/provider';
 import type { ToolResultPart } from 'ai';
-import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ToolCallsTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { RequestedToolCall } from '../../llm/stream-model-text.ts';
 import { inToolSpan } from '../../observability/spans.ts';
 import { storableJson } from '../../db/storable-text.ts';
-import type { ToolContext, ToolOutcome } from '../../tools/registry.ts';
+import { invokeTool } from '../../tools/create-registry.ts';
+import { toolSettingsOf, type ToolContext, type ToolDefinition, type ToolOutcome } from '../../tools/registry.ts';
 import { countRefusedToolCall } from '../../tools/tool-metrics.ts';
 import { withDeadline } from '../runtime/deadline.ts';
+import { insertToolCallRows, loadRecordedCalls, type NewToolCallRow, type ToolCallRow } from './tool-call-queries.ts';
+import type { AgentTools } from './tool-loop.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Per agent (reference §1.8, non-research defaults); research agents will pass larger ones. */
@@ -36,8 +37,8 @@ export interface ToolUse {
   agentId: string;
   role: string;
   stepKey: string;
-  /** Names the agent's role allows. */
-  allowed: string[];
+  /** The tools the agent carries. */
+  tools: AgentTools;
   limits: ToolLoopLimits;
   executed: number;
   outputChars: number;
@@ -47,26 +48,28 @@ export interface ToolUse {
   /** Why the loop stops asking for tools (a limit reached), once it does. */
   stopped?: string;
   /** Calls a previous run of this step finished (loaded at the first call). */
-  recorded?: Map<string, Selectable<ToolCallsTable>>;
+  recorded?: Map<string, ToolCallRow>;
 }
 
 /** What one requested call leaves: the result the model reads, its events, and the row of a call that ran. */
 export interface CallRecord {
   part: ToolResultPart;
   events: NewTaskEvent[];
-  row?: Insertable<ToolCallsTable>;
+  row?: NewToolCallRow;
 }
 
 export const callKeyOf = (use: ToolUse, index: number) => `${use.stepKey}:c${index}`;
 
+/** The tool of that name among those the agent carries. */
+export const toolOf = (use: ToolUse, toolName: string): ToolDefinition | undefined => use.tools.offered.find((tool) => tool.name === toolName);
+
 /**
- * Why the call may not run at all (not allowed for the role, or no such tool for the task's tenant), told to the
- * model as its result.
+ * Why the call may not run at all (a tool the agent does not carry: not allowed for its role, or allowed but not
+ * available to the task's tenant here), told to the model as its result.
  */
-export function refusalOf(deps: Deps, task: TaskSnapshot, use: ToolUse, toolName: string): string | undefined {
-  if (!use.allowed.includes(toolName)) return `tool ${toolName} is not allowed for role ${use.role}`;
-  if (!deps.tools.find(toolName, task.tenantId)) return `tool ${toolName} is not available`;
-  return undefined;
+export function refusalOf(use: ToolUse, toolName: string): string | undefined {
+  if (toolOf(use, toolName)) return undefined;
+  return use.tools.allowed.includes(toolName) ? `tool ${toolName} is not available` : `tool ${toolName} is not allowed for role ${use.role}`;
 }
 
 /** The limit that forbids running another call, if one does; it then ends the loop. */
@@ -103,12 +106,13 @@ export function invokedEvent(use: ToolUse, request: RequestedToolCall, key: stri
  * tool and input) and counts it against the limits. The tool's signal aborts on cancel and at the deadline.
  */
 export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, request: RequestedToolCall, key: string, cancel: AbortSignal): Promise<CallRecord> {
+  const tool = toolOf(use, request.toolName)!;
   const started = performance.now();
-  const costOf = (outcome: ToolOutcome) => (outcome.error === undefined ? deps.tools.get(request.toolName)?.costPerUseUsd ?? 0 : 0);
+  const costOf = (outcome: ToolOutcome) => (outcome.error === undefined ? tool.costPerUseUsd : 0);
   const rowOf = (outcome: ToolOutcome) => callRow(task, request, key, outcome, costOf(outcome), Math.round(performance.now() - started));
   // A tool that changes our database records its call in the transaction of its change (ToolContext.recordCall).
   const recordCall = (transaction: Db, output: unknown) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]);
-  const outcome = await recordedOutcome(deps.db, task, use, request, key) ?? await invokeTool(deps, task, request, cancel, recordCall);
+  const outcome = await recordedOutcome(deps.db, task, use, request, key) ?? await runTool(deps, task, tool, request, cancel, recordCall);
   const row = rowOf(outcome);
   use.executed += 1;
   use.consecutiveErrors = outcome.error === undefined ? 0 : use.consecutiveErrors + 1;
@@ -120,7 +124,7 @@ export async function runCall(deps: Deps, task: TaskSnapshot, use: ToolUse, requ
   };
 }
 
-function callRow(task: TaskSnapshot, request: RequestedToolCall, key: string, outcome: ToolOutcome, costUsd: number, durationMs: number): Insertable<ToolCallsTable> {
+function callRow(task: TaskSnapshot, request: RequestedToolCall, key: string, outcome: ToolOutcome, costUsd: number, durationMs: number): NewToolCallRow {
   return {
     task_id: task.id, call_key: key, tool: request.toolName, input: JSON.stringify(request.input ?? null),
     output: outcome.error === undefined ? JSON.stringify(outcome.output) : null, error: outcome.error ?? null,
@@ -137,18 +141,18 @@ export const OUTCOME_UNKNOWN = 'outcome unknown: the worker running this call st
  * it says the outcome is unknown until the call's own row replaces it, so a re-run replays that instead of
  * running the call again. None for other tools.
  */
-export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, request: RequestedToolCall, key: string): Promise<Insertable<ToolCallsTable>[]> {
-  if (deps.tools.get(request.toolName)?.effects !== 'external') return [];
+export async function atMostOnceRows(deps: Deps, task: TaskSnapshot, use: RecordedCalls, tool: ToolDefinition, request: RequestedToolCall, key: string): Promise<NewToolCallRow[]> {
+  if (tool.effects !== 'external') return [];
   // Read before the claim is written, so that this run does not take its own claim for an earlier run's.
   if (await recordedOutcome(deps.db, task, use, request, key)) return [];
   return [callRow(task, request, key, { error: OUTCOME_UNKNOWN }, 0, 0)];
 }
 
 /** The call runs as a span of the agent's; a call replayed from its row makes none. */
-function invokeTool(deps: Deps, task: TaskSnapshot, request: RequestedToolCall, cancel: AbortSignal, recordCall: ToolContext['recordCall']): Promise<ToolOutcome> {
+function runTool(deps: Deps, task: TaskSnapshot, tool: ToolDefinition, request: RequestedToolCall, cancel: AbortSignal, recordCall: ToolContext['recordCall']): Promise<ToolOutcome> {
   const attributes = { 'gen_ai.tool.call.id': request.toolCallId, 'agentgate.task.id': task.id };
-  return inToolSpan(request.toolName, { attributes }, () => withDeadline(deps.config, task, cancel, (signal) => deps.tools.invoke(request.toolName, request.input, {
-    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, config: deps.config, recordCall,
+  return inToolSpan(request.toolName, { attributes }, () => withDeadline(deps.config, task, cancel, (signal) => invokeTool(tool, request.input, {
+    taskId: task.id, sessionId: task.sessionId, tenantId: task.tenantId, userId: task.userId, signal, db: deps.db, settings: toolSettingsOf(deps.config), recordCall,
   })));
 }
 
@@ -160,17 +164,17 @@ type RecordedCalls = Pick<ToolUse, 'stepKey' | 'recorded'>;
  * replays what the first run recorded, a tool that changes our database records the call with its change, and one
  * that acts outside the gateway runs at most once. It is its step's one call: `<stepKey>:c0`.
  */
-export async function callToolOnce(deps: Deps, task: TaskSnapshot, stepKey: string, toolName: string, input: unknown, cancel: AbortSignal): Promise<ToolOutcome> {
+export async function callToolOnce(deps: Deps, task: TaskSnapshot, stepKey: string, tool: ToolDefinition, input: unknown, cancel: AbortSignal): Promise<ToolOutcome> {
   const calls: RecordedCalls = { stepKey };
   const key = `${stepKey}:c0`;
-  const request = { toolCallId: key, toolName, input } as RequestedToolCall;
+  const request = { toolCallId: key, toolName: tool.name, input } as RequestedToolCall;
   const replayed = await recordedOutcome(deps.db, task, calls, request, key);
   if (replayed) return replayed;
   const started = performance.now();
   const rowOf = (outcome: ToolOutcome) => callRow(task, request, key, outcome,
-    outcome.error === undefined ? deps.tools.get(toolName)?.costPerUseUsd ?? 0 : 0, Math.round(performance.now() - started));
-  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, calls, request, key));
-  const outcome = await invokeTool(deps, task, request, cancel, (transaction, output) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]));
+    outcome.error === undefined ? tool.costPerUseUsd : 0, Math.round(performance.now() - started));
+  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, calls, tool, request, key));
+  const outcome = await runTool(deps, task, tool, request, cancel, (transaction, output) => insertToolCallRows(transaction, [rowOf({ output: storableJson(output) })]));
   await insertToolCallRows(deps.db, [rowOf(outcome)]);
   return outcome;
 }
@@ -180,23 +184,6 @@ async function recordedOutcome(db: Db, task: TaskSnapshot, use: RecordedCalls, r
   const row = use.recorded.get(key);
   if (!row || row.tool !== request.toolName || !isDeepStrictEqual(row.input, request.input ?? null)) return undefined;
   return row.error === null ? { output: row.output } : { error: row.error };
-}
-
-async function loadRecordedCalls(db: Db, taskId: string, stepKey: string): Promise<Map<string, Selectable<ToolCallsTable>>> {
-  const rows = await db.selectFrom('tool_calls').selectAll()
-    .where('task_id', '=', taskId).where(sql<boolean>`starts_with(call_key, ${`${stepKey}:c`})`).execute();
-  return new Map(rows.map((row) => [row.call_key, row]));
-}
-
-/** Records finished calls in the caller's transaction; a re-run that made a different call at a key replaces it. */
-export async function insertToolCallRows(transaction: Db, rows: Insertable<ToolCallsTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await transaction.insertInto('tool_calls').values(rows)
-    .onConflict((conflict) => conflict.columns(['task_id', 'call_key']).doUpdateSet((update) => ({
-      tool: update.ref('excluded.tool'), input: update.ref('excluded.input'), output: update.ref('excluded.output'),
-      error: update.ref('excluded.error'), cost_usd: update.ref('excluded.cost_usd'), duration_ms: update.ref('excluded.duration_ms'),
-    })))
-    .execute();
 }
 
 /** Counts the output against the agent's allowance; returns it as the model reads it, cut to what was left. */

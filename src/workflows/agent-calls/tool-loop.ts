@@ -1,30 +1,34 @@
 import type { AssistantModelMessage, ModelMessage, ToolResultPart } from 'ai';
-import type { Insertable } from 'kysely';
-import type { ToolCallsTable } from '../../db/schema.ts';
 import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
-import { type ModelTextResult, type ModelToolSpec, type RequestedToolCall, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
+import { type ModelTextResult, type ModelToolSpec, type RequestedToolCall } from '../../llm/stream-model-text.ts';
 import { appendEvents, changeTask } from '../../task-state/change-task.ts';
 import { toolNeedsApproval } from '../runtime/approval-need.ts';
+import type { ToolDefinition } from '../../tools/registry.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { gateToolCall } from '../runtime/tool-approval.ts';
 import {
-  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, insertToolCallRows, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall,
+  AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, limitReached, refusalOf, refuseCall, runCall, skipCall, toolOf,
   type CallRecord, type ToolLoopLimits, type ToolUse,
 } from './agent-tool-call.ts';
+import { callModelWithinBudget, spentBudgetEvents, type ModelRequest, type Opening } from './budgeted-call.ts';
 import {
-  agentCallKey, agentCompletedEventOf, agentModelCall, completeAgent, maxOutputTokensOf, openAgentEventWriter, reserveWithOpening,
+  agentCallKey, agentClosing, agentCompletedEventOf, agentOpening, agentRequest, maxOutputTokensOf, openAgentEventWriter,
   type AgentCall, type AgentOutcome,
 } from './call-agent.ts';
-import { estimateTokens, streamReservedRequest, taskModelSelection, thresholdEvents, type ModelCall } from './model-call.ts';
-import { reserveTokensWithin, settleTokens, settleTokensWithin, type BudgetState } from './token-budget.ts';
+import { thresholdEvents } from './model-call.ts';
+import { insertToolCallRows, type NewToolCallRow } from './tool-call-queries.ts';
+import { settleTokens, settleTokensWithin, type BudgetState } from './token-budget.ts';
 
+/** The tools an agent carries (role-tools.ts roleToolSet builds a role's). */
 export interface AgentTools {
-  /** Tool names the agent's role allows; those the registry has are offered to the model. */
-  allowed: string[];
   /** The role, named when a call is refused. */
   role: string;
+  /** Offered to the model and run for it: the agent's own tools, not looked up by name in the registry. */
+  offered: ToolDefinition[];
+  /** Names the role allows, offered or not: a call to one not offered is told it is not available (else: not allowed). */
+  allowed: string[];
   /** Overrides of the non-research defaults (AGENT_TOOL_LIMITS). */
   limits?: Partial<ToolLoopLimits>;
 }
@@ -46,10 +50,8 @@ interface ToolLoop {
 /** Writes that wait for the next commit: before the next tool runs, or at the end of the turn. */
 interface PendingWrites {
   events: NewTaskEvent[];
-  rows: Insertable<ToolCallsTable>[];
+  rows: NewToolCallRow[];
 }
-
-type TurnEnd = AgentOutcome | { maxOutputTokens: number };
 
 /**
  * An agent with tools (reference §1.8), inside the caller's durable step: the model answers or asks for tool
@@ -57,31 +59,23 @@ type TurnEnd = AgentOutcome | { maxOutputTokens: number };
  * it answers or a limit ends the loop; then one last turn without tools asks for the answer. Commits: the
  * opening (first reservation and events) and the completion as for a single call; per executed tool call one
  * commit before it runs (TOOL_INVOKED, with the row and TOOL_OBSERVATION of the call before it); per turn with
- * tool calls one commit closing it (the last call's row and observation, the turn's usage, the next turn's
- * reservation). Everything is keyed by `stepKey`, so a re-run of the step records nothing twice and replays
- * finished tool calls from their rows.
+ * tool calls one commit closing it and opening the next (the last call's row and observation, the turn's usage,
+ * the next turn's reservation). Every turn is a call of callModelWithinBudget. Everything is keyed by `stepKey`,
+ * so a re-run of the step records nothing twice and replays finished tool calls from their rows.
  * When a budget runs out between turns, the agent answers with what it has said so far, or, having said
  * nothing, reports the budget exhausted as a single call does.
  */
 export async function runToolLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
   const loop = startLoop(deps, task, call, tools, stepKey);
-  const opened = await reserveWithOpening(deps, task, call, stepKey, turnCallKey(task, stepKey, 0));
-  if (!opened.granted) return { budgetExhausted: opened.exhausted };
-  let maxOutputTokens = opened.maxOutputTokens;
+  let open = agentOpening(task, call, stepKey);
   for (let turn = 0; ; turn++) {
-    const { result, lastDelta } = await streamTurn(deps, task, loop, turn, maxOutputTokens, cancel);
-    const requested = loop.use.stopped === undefined ? result.toolCalls ?? [] : [];
-    addTurn(loop, result);
-    if (requested.length === 0) {
-      const answer = answerOf(loop);
-      await completeAgent(deps, task, { stepKey, callKey: turnCallKey(task, stepKey, turn), result, answer, lastDelta });
-      return { answer };
-    }
+    const outcome = await streamTurn(deps, task, loop, turn, open, cancel);
+    if ('budgetExhausted' in outcome) return endOnSpentBudget(loop, outcome.budgetExhausted);
+    if ('answer' in outcome) return outcome;
+    const { result, requested, lastDelta } = outcome;
     const pending = await runRequestedCalls(deps, task, loop, result, requested, lastDelta, cancel)
       .catch((error: unknown) => settleAndRethrow(deps, task, turnCallKey(task, stepKey, turn), loop, result, error));
-    const next = await closeToolTurn(deps, task, loop, turn, result, pending);
-    if (!('maxOutputTokens' in next)) return next;
-    maxOutputTokens = next.maxOutputTokens;
+    open = nextTurnOpening(deps, task, loop, turn, result, pending);
   }
 }
 
@@ -92,13 +86,11 @@ async function settleAndRethrow(deps: Deps, task: TaskSnapshot, callKey: string,
 }
 
 function startLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string): ToolLoop {
-  const offered = deps.tools.list(task.tenantId)
-    .filter((tool) => tools.allowed.includes(tool.name))
-    .map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const offered = tools.offered.map(({ name, description, parameters }) => ({ name, description, parameters }));
   return {
     call, offered, messages: [...call.messages], said: '', turns: [], toolTurns: 0,
     use: {
-      agentId: call.agentId, role: tools.role, stepKey, allowed: tools.allowed, limits: { ...AGENT_TOOL_LIMITS, ...tools.limits },
+      agentId: call.agentId, role: tools.role, stepKey, tools, limits: { ...AGENT_TOOL_LIMITS, ...tools.limits },
       executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: 0,
     },
   };
@@ -108,41 +100,44 @@ function startLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: Agent
 const turnStepKey = (stepKey: string, turn: number) => (turn === 0 ? stepKey : `${stepKey}:t${turn}`);
 const turnCallKey = (task: TaskSnapshot, stepKey: string, turn: number) => agentCallKey(task, turnStepKey(stepKey, turn));
 
-/** One model turn under its reservation; a turn that fails gives the reservation back. */
-async function streamTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, maxOutputTokens: number, cancel: AbortSignal) {
+type TurnOutcome = AgentOutcome | { result: ModelTextResult; requested: RequestedToolCall[]; lastDelta: NewTaskEvent[] };
+
+/**
+ * One model turn, opened by `open`. A turn that asks for no tool call is the agent's last: its closing commit
+ * completes the agent. Otherwise its usage is settled by the next turn's opening (or settleAndRethrow).
+ */
+async function streamTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, open: Opening, cancel: AbortSignal): Promise<TurnOutcome> {
   const turnKey = turnStepKey(loop.use.stepKey, turn);
-  const events = await openAgentEventWriter(deps, task, turnKey, loop.call);
-  const model = agentModelCall(deps, task, turnKey, loop.call, events);
-  const request = turnRequest(task, loop, model, maxOutputTokens);
-  try {
-    const result = await streamReservedRequest(deps, task, agentCallKey(task, turnKey), request, cancel);
-    return { result, lastDelta: await events.takeBuffered() };
-  } catch (error) {
-    await events.flush();
-    throw error;
-  }
+  let requested: RequestedToolCall[] = [];
+  const outcome = await callModelWithinBudget<AgentAnswer>(deps, task, {
+    agentId: loop.call.agentId,
+    callKey: agentCallKey(task, turnKey),
+    request: turnRequest(deps, task, loop),
+    maxOutputTokens: maxOutputTokensOf(loop.call),
+    // A turn's text follows the text of the turns before it after a blank line, in the stream as in the answer.
+    stream: { events: await openAgentEventWriter(deps, task, turnKey, loop.call), stepKey: turnKey, firstDeltaPrefix: loop.said === '' ? '' : '\n\n' },
+    onSpentBudget: 'report',
+    open,
+    settle: (result) => {
+      requested = loop.use.stopped === undefined ? result.toolCalls ?? [] : [];
+      addTurn(loop, result);
+      return requested.length === 0 ? agentClosing(loop.use.stepKey, answerOf(loop)) : 'later';
+    },
+  }, cancel);
+  if ('declined' in outcome) throw new Error('an agent\'s opening never declines');
+  if ('budgetExhausted' in outcome) return outcome;
+  if (outcome.closed) return { answer: outcome.closed };
+  return { result: outcome.result, requested, lastDelta: outcome.lastDelta };
 }
 
-function turnRequest(task: TaskSnapshot, loop: ToolLoop, model: ModelCall, maxOutputTokens: number): StreamModelTextRequest {
-  const isFinal = loop.use.stopped !== undefined;
-  // A turn's text follows the text of the turns before it after a blank line, in the stream as in the answer.
-  let separator = loop.said === '' ? '' : '\n\n';
+function turnRequest(deps: Deps, task: TaskSnapshot, loop: ToolLoop): ModelRequest {
   return {
-    selection: taskModelSelection(task),
+    ...agentRequest(deps, task, loop.call),
     system: systemOf(loop),
     messages: loop.messages,
     tools: loop.offered,
     // The tools stay declared on the last turn: some providers refuse tool calls in a history without them.
-    toolChoice: isFinal ? 'none' : 'auto',
-    maxOutputTokens,
-    mockDelayMs: model.mockDelayMs,
-    mockAnswerWords: model.mockAnswerWords,
-    mockOptions: { purpose: model.mockPurpose, ...model.mockScript },
-    onDelta: (delta) => {
-      model.onDelta?.(separator + delta);
-      separator = '';
-    },
-    onFallback: model.onFallback,
+    toolChoice: loop.use.stopped === undefined ? 'auto' : 'none',
   };
 }
 
@@ -175,7 +170,7 @@ async function runRequestedCalls(
   const parts: ToolResultPart[] = [];
   for (const request of requested) {
     const key = callKeyOf(use, use.nextIndex++);
-    const refusal = refusalOf(deps, task, use, request.toolName);
+    const refusal = refusalOf(use, request.toolName);
     if (!refusal) use.stopped ??= limitReached(use);
     let record: CallRecord;
     if (refusal) record = refuseCall(deps, use, request, key, refusal);
@@ -206,7 +201,7 @@ async function runAllowedCall(
     const { refusal } = await gateToolCall(deps, task, { agentId: use.agentId, tool: request.toolName, input: request.input, callKey: key });
     if (refusal) return { record: refuseCall(deps, use, request, key, refusal), pending };
   }
-  const claim = await atMostOnceRows(deps, task, use, request, key);
+  const claim = await atMostOnceRows(deps, task, use, toolOf(use, request.toolName)!, request, key);
   await commitWrites(deps, task, { ...pending, rows: [...pending.rows, ...claim] }, [invokedEvent(use, request, key)]);
   return { record: await runCall(deps, task, use, request, key, cancel), pending: { events: [], rows: [] } };
 }
@@ -231,27 +226,26 @@ async function commitWrites(deps: Deps, task: TaskSnapshot, pending: PendingWrit
   });
 }
 
-/** The commit between turns: the turn's pending writes, its usage, and the next turn's reservation. */
-async function closeToolTurn(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, result: ModelTextResult, pending: PendingWrites): Promise<TurnEnd> {
+/**
+ * The commit between turns, as the next turn's opening: the turn's pending writes and usage, then the next turn's
+ * reservation. Refused, the agent answers with what it has said, in the same commit (endOnSpentBudget).
+ */
+function nextTurnOpening(deps: Deps, task: TaskSnapshot, loop: ToolLoop, turn: number, result: ModelTextResult, pending: PendingWrites): Opening {
   const { call, use } = loop;
-  const estimatedInput = estimateTokens(systemOf(loop), ...loop.messages.map(messageText));
-  const end = await changeTask(deps, task.id, 'workflow', async (transaction): Promise<{ events: NewTaskEvent[]; result: TurnEnd }> => {
+  return async (transaction, _row, reserve) => {
     await insertToolCallRows(transaction, pending.rows);
     const crossings = await settleTokensWithin(transaction, deps.config, task, turnCallKey(task, use.stepKey, turn), call.agentId, result);
-    const reservation = await reserveTokensWithin(transaction, deps.config, task, turnCallKey(task, use.stepKey, turn + 1), estimatedInput, maxOutputTokensOf(call));
+    const reservation = await reserve();
     const events = [...pending.events, ...thresholdEvents(crossings)];
-    if (reservation.granted) return { events, result: { maxOutputTokens: reservation.maxOutputTokens } };
-    return endOnSpentBudget(loop, events, reservation.exhausted);
-  });
-  return end!;
+    if (reservation.granted) return { events, reservation };
+    const spent = [...events, ...spentBudgetEvents(reservation.exhausted)];
+    return { events: answersOnSpentBudget(loop, reservation.exhausted) ? [...spent, agentCompletedEventOf(use.stepKey, answerOf(loop))] : spent, reservation };
+  };
 }
 
-function endOnSpentBudget(loop: ToolLoop, events: NewTaskEvent[], exhausted: BudgetState): { events: NewTaskEvent[]; result: TurnEnd } {
-  const spent = [...events, ...thresholdEvents([{ ...exhausted, threshold: 100 }])];
-  // A spent cost budget ends the run (run-agent.ts) even when the agent has something to say.
-  if (loop.said === '' || exhausted.scope === 'run') return { events: spent, result: { budgetExhausted: exhausted } };
-  const answer = answerOf(loop);
-  return { events: [...spent, agentCompletedEventOf(loop.use.stepKey, answer)], result: { answer } };
-}
+/** A spent cost budget ends the run (run-agent.ts) even when the agent has something to say. */
+const answersOnSpentBudget = (loop: ToolLoop, exhausted: BudgetState) => loop.said !== '' && exhausted.scope !== 'run';
 
-const messageText = (message: ModelMessage) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content));
+function endOnSpentBudget(loop: ToolLoop, exhausted: BudgetState): AgentOutcome {
+  return answersOnSpentBudget(loop, exhausted) ? { answer: answerOf(loop) } : { budgetExhausted: exhausted };
+}
