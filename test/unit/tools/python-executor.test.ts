@@ -120,7 +120,9 @@ describe('python_executor', () => {
       const whileLooping = samples.filter((sample) => sample.at > endedAt - TIME_LIMIT_MS);
       assert.ok(whileLooping.length >= 10, `${whileLooping.length} samples while the loop ran`);
       const slowest = Math.max(...whileLooping.map((sample) => Math.max(sample.timerLagMs, sample.httpMs)));
-      assert.ok(slowest < 100, `the slowest answer took ${slowest.toFixed(1)} ms`);
+      // A loop run on this thread would hold every answer for the whole time limit; a busy machine delays some by
+      // tens of milliseconds, so the bound is half the limit rather than what a quiet machine shows.
+      assert.ok(slowest < TIME_LIMIT_MS / 2, `the slowest answer took ${slowest.toFixed(1)} ms`);
     });
   });
 
