@@ -79,7 +79,11 @@ export const MODE_TABLE: readonly ModeEntry[] = [
         (request) => request.context.iterative_research_enabled === true || request.context.iterative_max_iterations !== undefined || request.context.enable_fact_extraction === true,
         () => 'iterative research and fact extraction apply to deep research, which is not available in this deployment',
       ),
-      setting((request) => request.options.enable_verification === true, () => 'enable_verification checks research citations, and deep research is not available in this deployment'),
+      setting(
+        (request) => request.options.enable_verification === true || request.context.enable_verification === true,
+        () => 'enable_verification checks research citations, and deep research is not available in this deployment',
+      ),
+      setting((request) => request.context.enable_citations !== undefined, () => 'enable_citations applies to deep research, which is not available in this deployment'),
       maxIterations,
     ],
   },

@@ -55,6 +55,23 @@ describe('orchestration: router, DAG and supervisor', () => {
     assert.deepEqual(rows.map((row) => row.agent_id), ['a', 'b', 'c', 'decompose', 'synthesis']);
   });
 
+  it('holds a parallel plan to max_concurrent_agents, given top-level or (as the reference\'s SDK sends it) in context', async () => {
+    for (const limit of [{ max_concurrent_agents: 1 }, { context: { max_concurrent_agents: 1 } }]) {
+      const taskId = await submit({
+        query: 'Three parts at most one at a time', mode: 'standard', ...limit,
+        context: { ...(limit as { context?: object }).context, mock_delay_ms: 200, mock_plan: plan(['p1', 'p2', 'p3'].map((id) => ({ id, description: `part ${id}` }))) },
+      });
+      const task = await waitForTask(gateway(), taskId);
+      assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+      const events = (await eventsOf(gateway(), taskId)).filter((event) => event.type === 'AGENT_STARTED' || event.type === 'AGENT_COMPLETED');
+      let running = 0;
+      for (const event of events) {
+        running += event.type === 'AGENT_STARTED' ? 1 : -1;
+        assert.ok(running <= 1, `${JSON.stringify(limit)}: two agents at once at seq ${event.seq}`);
+      }
+    }
+  });
+
   it('runs a sequential plan one agent at a time, in the plan\'s order', async () => {
     const ids = ['s5', 's1', 's4', 's2', 's3'];
     const taskId = await submit({

@@ -156,6 +156,8 @@ describe('task submission and reads', () => {
     ['an unknown mode', { mode: 'swarm' }, /mode/],
     ['max_iterations', { max_iterations: 7 }, /max_iterations applies to research and swarm iterations/],
     ['enable_verification', { enable_verification: true }, /enable_verification checks research citations/],
+    ['enable_verification in context', { context: { enable_verification: true } }, /enable_verification checks research citations/],
+    ['enable_citations', { context: { enable_citations: true } }, /enable_citations applies to deep research/],
     ['agent_input without an agent', { context: { agent_input: { x: 1 } } }, /agent_input is the input of context\.agent/],
     ['platforms', { context: { platforms: { all: true } } }, /platforms applies to the ads_research role/],
     ['an unknown role', { context: { role: 'ads_research' } }, /unknown role: ads_research/],

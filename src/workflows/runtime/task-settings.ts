@@ -61,7 +61,8 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,
     approvalRule: stringOf(options.approval_rule),
-    maxConcurrentAgents: numberOf(options.max_concurrent_agents),
+    // Top-level in the spec, a context key in the reference's SDK: both are read, the top-level one winning.
+    maxConcurrentAgents: numberOf(options.max_concurrent_agents ?? context.max_concurrent_agents),
     history: readHistorySettings(context),
     mock: {
       delayMs: numberOf(context.mock_delay_ms),
