@@ -251,8 +251,7 @@ test('with the database down or frozen, a scrape still answers at once with what
   assert.ok(gateway.isRunning());
 });
 
-// Three gateways of their own, independent: started side by side.
-describe('/metrics in production', { concurrency: true }, () => {
+describe('/metrics in production', () => {
   const production = { GATEWAY_ENV: 'production', JWT_SECRET };
 
   it('without METRICS_TOKEN or METRICS_PORT, refuses with 403 naming both settings', async (t) => {
