@@ -7,6 +7,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import { childEnv } from './child-env.ts';
+import { databaseUrlFor } from './template-database.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Longer than any drain a test sets (SHUTDOWN_GRACE_SECONDS) plus closing. */
@@ -70,7 +72,7 @@ function poolSizesFromEnvironment(): Record<string, string> {
 /** Creates a fresh database, spawns `src/main.ts serve` on it with this Node, and waits for readiness. */
 export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Promise<Gateway> {
   const cleanups: Array<() => Promise<void> | void> = [];
-  const databaseUrl = options.embedded ? '' : options.databaseUrl ?? await createTestDatabase({ after: (fn) => cleanups.push(fn) });
+  const databaseUrl = options.embedded ? '' : options.databaseUrl ?? await createTestDatabase({ after: (fn) => cleanups.push(fn) }, { migrated: true });
   const databaseEnv: Record<string, string> = options.embedded
     ? { DATA_DIR: options.embedded.dataDir, EMBEDDED_PG_PORT: String(options.embedded.port) }
     : { DATABASE_URL: databaseUrl };
@@ -87,7 +89,7 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
     const started = spawn(process.execPath, ['src/main.ts', 'serve', ...options.args ?? []], {
       cwd: ROOT,
       env: {
-        PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnv,
+        ...childEnv(), ...databaseEnv,
         // Tests that do not name a mode get the one-agent answer they were written for; planning tests set `auto`.
         // A test's end (SIGTERM) drains for at most 2 s, not the default 25: shutdown tests set their own.
         PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', SHUTDOWN_GRACE_SECONDS: '2',
@@ -199,15 +201,19 @@ async function waitForReady(url: string, child: ChildProcess, output: () => stri
   throw new Error(`gateway not ready after 60 s:\n${output()}`);
 }
 
-/** A new empty database on the test Postgres server; dropped when the test ends. */
-export async function createTestDatabase(t: Cleanup): Promise<string> {
+/**
+ * A new database on the test Postgres server, dropped when the test ends: empty, or `migrated` (a copy of the run's
+ * template database, when the global setup made one; a gateway started on an empty one migrates it itself).
+ */
+export async function createTestDatabase(t: Cleanup, { migrated = false } = {}): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test` (its global setup provides Postgres)');
   const name = `agentgate_test_${randomBytes(6).toString('hex')}`;
+  const template = migrated ? process.env.TEST_TEMPLATE_DATABASE : undefined;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -220,15 +226,13 @@ export async function createTestDatabase(t: Cleanup): Promise<string> {
       await cleanup.end();
     }
   });
-  const databaseUrl = new URL(adminUrl);
-  databaseUrl.pathname = `/${name}`;
-  return databaseUrl.toString();
+  return databaseUrlFor(adminUrl, name);
 }
 
 /** Runs a command of the server (`serve` by default) on a database, for one expected to refuse to start: how it ended. */
 export async function runRefused(databaseUrl: string, env: Record<string, string>, args = ['serve']): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['src/main.ts', ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    cwd: ROOT, env: { ...childEnv(), DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
