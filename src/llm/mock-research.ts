@@ -91,10 +91,15 @@ function reportFindings(prompt: LanguageModelV3Prompt): string {
   return findings.length > 0 ? `Findings:\n${findings.map((finding) => `- ${finding}`).join('\n')}` : 'No page answered this assignment.';
 }
 
+/** Like a writer, the mock cites the sources that bear on the question first (most shared words), at least three. */
 function writeReport(question: string, sources: ParsedSource[]): string {
-  const cited = sources.slice(0, REPORT_SOURCES);
+  const asked = new Set(contentWords(question));
+  const overlap = (source: ParsedSource) => contentWords(`${source.title} ${source.excerpt}`).filter((word) => asked.has(word)).length;
+  const ranked = sources.map((source) => ({ source, score: overlap(source) })).sort((left, right) => right.score - left.score);
+  const relevant = ranked.filter((entry, index) => entry.score > 0 || index < 3).map((entry) => entry.source);
+  const cited = relevant.slice(0, REPORT_SOURCES);
   if (cited.length === 0) return `No source was found for: ${question.trim()}`;
-  const paragraphs = cited.map((source) => `${stripEnd(firstSentence(source.excerpt || source.title))} [${source.number}].`);
+  const paragraphs = cited.map((source) => `${stripEnd(firstSentence(source.excerpt) || source.title)} [${source.number}].`);
   return [`Research report: ${question.trim()}`, ...paragraphs].join('\n\n');
 }
 
@@ -135,7 +140,7 @@ function citedSentences(report: string): CitedSentence[] {
   return body.split(/(?<=[.!?](?:\s*\[[\d,\s-]+\])*)\s+/).flatMap((sentence) => {
     const citations = [...sentence.matchAll(/\[([\d,\s]+)\]/g)].flatMap((match) => match[1].split(',').map(Number)).filter((number) => number > 0);
     const text = sentence.replace(/\s*\[[\d,\s-]+\]/g, '').trim();
-    return citations.length > 0 && text.length > 0 ? [{ text: text.slice(0, 1000), citations: [...new Set(citations)] }] : [];
+    return citations.length > 0 && contentWords(text).length >= 3 ? [{ text: text.slice(0, 1000), citations: [...new Set(citations)] }] : [];
   });
 }
 

@@ -23,6 +23,8 @@ export interface CompletedTask {
   provider: string;
   agentsUsed: number;
   complexityScore: number | null;
+  /** Merged into the task's metadata. */
+  metadata?: Record<string, unknown>;
 }
 
 export async function markCompleted(transaction: Db, taskId: string, completed: CompletedTask): Promise<void> {
@@ -35,6 +37,7 @@ export async function markCompleted(transaction: Db, taskId: string, completed: 
     provider: completed.provider,
     agents_used: completed.agentsUsed,
     complexity_score: completed.complexityScore,
+    ...(completed.metadata === undefined ? {} : { metadata: sql`metadata || ${JSON.stringify(completed.metadata)}::jsonb` as never }),
     completed_at: sql`now()` as never,
     updated_at: sql`now()` as never,
   }).where('id', '=', taskId).execute();

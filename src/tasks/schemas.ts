@@ -108,6 +108,14 @@ const UnifiedResponse = Type.Object({
     execution_mode: Type.Union([Type.String(), Type.Null()]),
     complexity_score: Type.Union([Type.Number(), Type.Null()]),
     agents_used: Type.Integer(),
+    // A research task's (spec 2.6).
+    research_strategy: Type.Optional(Type.String()),
+    iterations: Type.Optional(Type.Integer()),
+    agent_count: Type.Optional(Type.Integer()),
+    citations: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    verification: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    extracted_facts: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    fact_summary: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   }),
   usage: Type.Object({
     input_tokens: Type.Integer(),

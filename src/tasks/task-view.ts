@@ -25,6 +25,7 @@ export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[], defa
       execution_mode: mode,
       complexity_score: task.complexity_score,
       agents_used: task.agents_used,
+      ...researchFields(task.metadata),
     },
     usage,
     performance: { execution_time_ms: executionTimeMs(task) },
@@ -109,3 +110,11 @@ function parseJsonResult(result: string): unknown {
   }
 }
 
+
+/** What a research task adds to the unified response (spec 2.6): its citations, verification and facts. */
+const RESEARCH_FIELDS = ['citations', 'verification', 'extracted_facts', 'fact_summary', 'agent_count', 'research_strategy', 'iterations'];
+
+function researchFields(metadata: unknown): Record<string, unknown> {
+  if (typeof metadata !== 'object' || metadata === null) return {};
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => RESEARCH_FIELDS.includes(key)));
+}

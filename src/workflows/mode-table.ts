@@ -4,6 +4,8 @@ import { runDagWorkflow } from './modes/dag/run-dag.ts';
 import { runSimpleMode, runSimpleWorkflow } from './modes/simple.ts';
 import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
+import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-research.ts';
+import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
 import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
 import type { PlanningHint } from './planning/decompose.ts';
 import { approvedPlanOf } from './planning/planned-task.ts';
@@ -37,6 +39,8 @@ export interface ModeEntry {
   selector?: RequestSetting;
   /** The settings only this mode (and others that list the same setting) uses. */
   accepts: RequestSetting[];
+  /** Checks the values of the settings it accepts (types, ranges): a 400 naming each wrong one. */
+  validate?: (request: WorkRequest) => void;
   /** Absent: the mode is not available in this deployment, and a request for it is a 400. */
   run?: Runner;
 }
@@ -71,10 +75,10 @@ export const MODE_TABLE: readonly ModeEntry[] = [
       : runDagWorkflow(deps, task, plan, 'standard'))),
   },
   {
-    mode: 'research', requestable: false,
+    mode: RESEARCH_MODE, requestable: false,
     selector: setting((request) => request.context.force_research === true, () => 'force_research: deep research is not available in this deployment'),
     accepts: [
-      setting((request) => request.context.research_strategy !== undefined, () => 'research_strategy applies to deep research, which is not available in this deployment'),
+      setting((request) => request.context.research_strategy !== undefined || request.options.research_strategy !== undefined, () => 'research_strategy applies to deep research, which is not available in this deployment'),
       setting(
         (request) => request.context.iterative_research_enabled === true || request.context.iterative_max_iterations !== undefined || request.context.enable_fact_extraction === true,
         () => 'iterative research and fact extraction apply to deep research, which is not available in this deployment',
@@ -86,6 +90,9 @@ export const MODE_TABLE: readonly ModeEntry[] = [
       setting((request) => request.context.enable_citations !== undefined, () => 'enable_citations applies to deep research, which is not available in this deployment'),
       maxIterations,
     ],
+    chosenBy: (settings) => settings.forceResearch,
+    validate: checkResearchRequest,
+    run: runResearchWorkflow,
   },
   {
     mode: 'swarm', requestable: false,
@@ -130,6 +137,7 @@ export function refuseUnservedRequest(request: WorkRequest): void {
     ...unserved.flatMap((entry) => entry.accepts),
   ].find((candidate) => !isServed(candidate) && candidate.asks(request));
   if (refused) throw badRequest(refused.refusal(request));
+  for (const entry of served) entry.validate?.(request);
 }
 
 /** The entry that runs a task: the one its settings choose, else its mode's. */

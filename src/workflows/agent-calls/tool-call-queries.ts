@@ -22,3 +22,9 @@ export async function insertToolCallRows(transaction: Db, rows: NewToolCallRow[]
     })))
     .execute();
 }
+
+/** The task's finished calls of these tools, oldest first: what its agents saw (research cites only these). */
+export async function taskToolCalls(db: Db, taskId: string, tools: readonly string[]): Promise<Array<Pick<ToolCallRow, 'tool' | 'output' | 'error'>>> {
+  return db.selectFrom('tool_calls').select(['tool', 'output', 'error'])
+    .where('task_id', '=', taskId).where('tool', 'in', [...tools]).orderBy('created_at').orderBy('call_key').execute();
+}

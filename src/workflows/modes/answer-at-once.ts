@@ -13,6 +13,7 @@ import { TaskCancelledError } from '../runtime/control-errors.ts';
 import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecycle.ts';
 import { parseTaskSettings } from '../runtime/task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { modeEntryFor } from '../mode-table.ts';
 import { ownConversation, simpleAgentCall, simpleOutcome } from './simple.ts';
 
 export type AnswerAtOnce =
@@ -82,11 +83,14 @@ function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answ
   };
 }
 
-/** A task that asks for approval waits at its gate on the step-by-step path; a template task runs its nodes there. */
+/**
+ * A task that asks for approval waits at its gate on the step-by-step path; a task whose settings choose another
+ * mode (a template, research) runs it there.
+ */
 function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
   if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseMode(row.requested_mode)) !== 'simple') return false;
   const settings = parseTaskSettings(row.context, row.options);
-  return !settings.requireApproval && settings.template === undefined;
+  return !settings.requireApproval && modeEntryFor(settings, 'simple')?.mode === 'simple';
 }
 
 /** The simple agent's call, when its history fits without a summary (reads only). */

@@ -80,6 +80,8 @@ export interface TaskOutcome {
   answer: AgentAnswer;
   agentsUsed: number;
   complexityScore: number | null;
+  /** What the mode adds to the task's metadata (research: citations, verification, facts). */
+  metadata?: Record<string, unknown>;
 }
 
 /** Stores the result and closes the event stream: final LLM_OUTPUT, WORKFLOW_COMPLETED, STREAM_END. */
@@ -95,7 +97,7 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
   const { answer } = outcome;
   await markCompleted(transaction, task.id, {
     result: storableText(answer.text), mode: outcome.mode, modelUsed: answer.model, provider: answer.provider,
-    agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore,
+    agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore, metadata: outcome.metadata,
   });
   await requestSessionTitle(transaction, task);
   return [

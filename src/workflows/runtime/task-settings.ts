@@ -19,6 +19,8 @@ export interface TaskSettings {
   /** The OpenAI layer's request carries its own conversation instead of the session's history. */
   conversation: ConversationMessage[] | undefined;
   template: { name: string; version: string | undefined } | undefined;
+  /** `context.force_research`: the research workflow runs (workflows/modes/research/). */
+  forceResearch: boolean;
   disableAi: boolean;
   requireApproval: boolean;
   /** The policy rule that requires approval of this task (set by the server at submission). */
@@ -58,6 +60,7 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     maxOutputTokens: numberOf(context.max_output_tokens),
     conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
+    forceResearch: context.force_research === true,
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,
     approvalRule: stringOf(options.approval_rule),

@@ -15,9 +15,8 @@ export type SubtaskResult =
   | { subtaskId: string; ok: true; answer: AgentAnswer }
   | { subtaskId: string; ok: false; error: string };
 
-export interface SubtaskRun {
+interface SubtaskRunBase {
   subtask: Subtask;
-  plan: TaskPlan;
   /** Results of the subtasks it depends on, handed to its agent. */
   inputs: SubtaskResult[];
   /** 1 for the first try; the mock's scripted failures count tries. */
@@ -27,6 +26,10 @@ export interface SubtaskRun {
   /** Events that go out before the agent starts, e.g. DEPENDENCY_SATISFIED or DELEGATION. */
   announce?: NewTaskEvent[];
 }
+
+/** A planned subtask's agent (its call worded from the plan), or an agent whose mode words its call (a research agent). */
+export type SubtaskRun = SubtaskRunBase & ({ plan: TaskPlan } | { call: AgentCall });
+type PlannedRun = SubtaskRunBase & { plan: TaskPlan };
 
 /**
  * Runs one subtask's agent inside the caller's durable step. A failure of the agent (its model failing) is the
@@ -40,7 +43,7 @@ export async function runSubtaskAgent(deps: Deps, task: TaskSnapshot, run: Subta
     await appendEvents(deps, task.id, 'workflow', run.announce.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:announce${index}` })));
   }
   try {
-    const outcome = await runAgent(deps, task, subtaskCall(deps, task, run), stepKey, cancel);
+    const outcome = await runAgent(deps, task, 'call' in run ? run.call : subtaskCall(deps, task, run), stepKey, cancel);
     if ('answer' in outcome) return { subtaskId: subtask.id, ok: true, answer: outcome.answer };
     throw new Error('a subtask agent waits out a spent budget');
   } catch (error) {
@@ -57,7 +60,7 @@ async function failed(deps: Deps, task: TaskSnapshot, stepKey: string, subtask: 
   return { subtaskId: subtask.id, ok: false, error };
 }
 
-function subtaskCall(deps: Deps, task: TaskSnapshot, run: SubtaskRun): AgentCall {
+function subtaskCall(deps: Deps, task: TaskSnapshot, run: PlannedRun): AgentCall {
   const { subtask, plan } = run;
   const scriptedFailures = task.settings.mock.failures[subtask.id] ?? 0;
   return {

@@ -1,0 +1,237 @@
+import type { Deps } from '../../../deps.ts';
+import { appendEvents } from '../../../task-state/change-task.ts';
+import { runBudgetedAgent } from '../../agent-calls/budgeted-agent.ts';
+import { taskToolCalls } from '../../agent-calls/tool-call-queries.ts';
+import { roleToolSet } from '../../agent-calls/role-tools.ts';
+import { withCancelWatch } from '../../runtime/cancel-watch.ts';
+import { checkpoint } from '../../runtime/checkpoint.ts';
+import { endsTheTask } from '../../runtime/control-errors.ts';
+import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
+import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { runTaskStep } from '../../runtime/task-step.ts';
+import { runInDependencyOrder } from '../../team/run-in-order.ts';
+import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
+import { citationMetadata, citationStats, collectCitations, type RankedCitation } from './citations/collect-citations.ts';
+import { CITABLE_TOOLS } from './citations/tool-sightings.ts';
+import { buildCitedReport } from './citations/cited-report.ts';
+import { ClaimExtractionSchema, ClaimVerdictsSchema } from './model-answers/claims.ts';
+import { CoverageEvaluationSchema, SubqueryGenerationSchema, wantsAnotherRound, type CoverageEvaluation } from './model-answers/coverage.ts';
+import { FactExtractionSchema, groundedFacts, summarizeFacts } from './model-answers/facts.ts';
+import { RefinementSchema, type Refinement } from './model-answers/refinement.ts';
+import { ResearchPhaseError } from './research-phase-error.ts';
+import {
+  claimExtractionPrompt, coveragePrompt, factExtractionPrompt, refinementPrompt, researchAgentPrompt, subqueryPrompt, synthesisPrompt,
+  verificationPrompt, type NumberedSource,
+} from './research-prompts.ts';
+import { askStructured } from './structured-call.ts';
+import { resolveResearchSettings, type ResearchSettings } from './strategy/research-settings.ts';
+import { aggregateVerdicts } from './verification/aggregate-verdicts.ts';
+import { rankEvidence } from './verification/rank-evidence.ts';
+
+export const RESEARCH_MODE = 'research';
+const RESEARCH_ROLE = 'research';
+const SYNTHESIS_AGENT_ID = 'research-synthesis';
+/** A research agent's tool budget (reference §1.8, research mode); its model turns with tools are the strategy's. */
+const RESEARCH_TOOL_LIMITS = { toolCalls: 25, outputChars: 300_000 };
+/** How much of a citation's text the writer sees. */
+const EXCERPT_CHARS = 400;
+
+interface ResearchRun {
+  deps: Deps;
+  task: TaskSnapshot;
+  settings: ResearchSettings;
+  /** The phase in flight, which a failure names. */
+  phase: string;
+}
+
+/**
+ * The research workflow (force_research; reference §1.7, issue 27): refine the question, split it into research
+ * subtasks, run research agents that search and then read, collect the citations from what their tools returned,
+ * write a cited report, then (per the strategy) evaluate coverage and fill the gaps, verify the claims and extract
+ * facts. Every phase is a durable step, so a restarted task resumes at the phase in flight; pause and cancel are
+ * honoured at the named checkpoints between phases.
+ */
+export async function runResearchWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  const run: ResearchRun = { deps, task, settings: resolveResearchSettings(deps.research.strategies, { context: task.context, options: task.options }), phase: 'query_refinement' };
+  try {
+    return await research(run);
+  } catch (error) {
+    if (endsTheTask(error) || error instanceof ResearchPhaseError || deps.handingOver.aborted) throw error;
+    throw new ResearchPhaseError(run.phase, error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function research(run: ResearchRun): Promise<TaskOutcome> {
+  const { deps, task, settings } = run;
+  await enter(run, 'query_refinement');
+  const refinement = await refine(run);
+  await enter(run, 'decomposition');
+  const subtasks = await runTaskStep(deps, 'research:decompose', () => announceSubtasks(run, refinement));
+  await enter(run, 'agent_execution');
+  const findings = await runResearchAgents(run, refinement, subtasks, 'agent');
+  await enter(run, 'synthesis');
+  let citations = await taskCitations(run);
+  let report = await synthesize(run, refinement, findings, citations, 0);
+  let iterations = 0;
+  if (settings.iterative.enabled) {
+    for (let round = 1; round <= settings.iterative.maxIterations; round++) {
+      iterations = round;
+      await enter(run, `coverage_eval_${round}`);
+      const evaluation = await evaluateCoverage(run, refinement, report.text, round);
+      if (!wantsAnotherRound(evaluation)) break;
+      await enter(run, `subquery_gen_${round}`);
+      const gaps = await generateSubqueries(run, refinement, evaluation, round);
+      await enter(run, `gap_filling_${round}`);
+      findings.push(...await runResearchAgents(run, refinement, gaps, `gap${round}`));
+      citations = await taskCitations(run, round);
+      report = await synthesize(run, refinement, findings, citations, round);
+    }
+  }
+  const cited = settings.citations ? buildCitedReport(report.text, citations) : { text: report.text, citations: [] as RankedCitation[], droppedMarkers: 0 };
+  const verification = settings.verification ? await verify(run, cited.text, cited.citations) : undefined;
+  const facts = settings.factExtraction ? await extractFacts(run, cited.text, cited.citations) : undefined;
+  await enter(run, 'completion');
+  const agents = findings.length;
+  return {
+    mode: RESEARCH_MODE,
+    answer: { ...report, text: cited.text },
+    agentsUsed: agents,
+    complexityScore: null,
+    metadata: {
+      research_strategy: settings.strategy,
+      iterations,
+      agent_count: agents,
+      citations: cited.citations.map(citationMetadata),
+      citation_stats: citationStats(cited.citations.map(citationMetadata)),
+      ...(verification ? { verification } : {}),
+      ...(facts ? { extracted_facts: facts.facts, fact_summary: facts.summary } : {}),
+    },
+  };
+}
+
+/** The checkpoint before a phase (pause and cancel land here), and the phase a failure from now on names. */
+async function enter(run: ResearchRun, phase: string): Promise<void> {
+  run.phase = phase;
+  await checkpoint(run.deps, run.task, `pre_${phase}`);
+}
+
+function refine(run: ResearchRun): Promise<Refinement> {
+  return askStructured(run.deps, run.task, {
+    step: 'research:refine', phase: 'query_refinement', agentId: 'research-refiner', progress: 'Refining the research question',
+    prompt: refinementPrompt(run.task.query), schema: RefinementSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'research-refinement' },
+  });
+}
+
+interface ResearchSubtask {
+  id: string;
+  description: string;
+  dependencies: string[];
+}
+
+/** One research agent per dimension of the refined question (its questions are the agent's assignment). */
+async function announceSubtasks(run: ResearchRun, refinement: Refinement): Promise<ResearchSubtask[]> {
+  const dimensions = refinement.research_dimensions.length > 0
+    ? refinement.research_dimensions.map((dimension) => `${dimension.dimension}: ${dimension.questions.join(' ')}`.trim())
+    : [refinement.refined_query];
+  const subtasks = dimensions.map((description, index) => ({ id: `research-${index + 1}`, description, dependencies: [] }));
+  await appendEvents(run.deps, run.task.id, 'workflow', [{
+    type: 'PROGRESS', agentId: 'orchestrator', message: `Researching ${subtasks.length} ${subtasks.length === 1 ? 'area' : 'areas'}`,
+    payload: { stage: 'decomposition', subtasks }, dedupeKey: 'research:decomposed',
+  }]);
+  return subtasks;
+}
+
+async function runResearchAgents(run: ResearchRun, refinement: Refinement, subtasks: ResearchSubtask[], prefix: string): Promise<SubtaskResult[]> {
+  const { deps, task, settings } = run;
+  const named = subtasks.map((subtask) => ({ ...subtask, id: prefix === 'agent' ? subtask.id : `${prefix}-${subtask.id}` }));
+  const results = await withCancelWatch(deps, task.id, (cancel) => runInDependencyOrder<ResearchSubtask, SubtaskResult>(deps, {
+    order: named, concurrency: settings.maxConcurrentAgents, stepName: (subtask) => `research:${subtask.id}`,
+  }, (subtask) => {
+    const prompt = researchAgentPrompt(subtask.description, refinement.refined_query);
+    return runSubtaskAgent(deps, task, {
+      subtask: { ...subtask, suggestedTools: [], toolParameters: {} },
+      inputs: [], attempt: 1, finalAnswer: false,
+      call: {
+        agentId: subtask.id, progress: `Researching: ${subtask.description.slice(0, 200)}`,
+        system: prompt.system, messages: [{ role: 'user', content: prompt.user }],
+        modelTier: settings.modelTiers.agents, purpose: 'research-agent', onSpentBudget: { waitAt: subtask.id },
+        maxOutputTokens: task.settings.maxOutputTokens,
+        tools: { ...roleToolSet(deps.tools, task.tenantId, RESEARCH_ROLE), limits: { ...RESEARCH_TOOL_LIMITS, iterations: settings.reactMaxIterations } },
+      },
+    }, cancel);
+  }));
+  const ordered = named.map((subtask) => results.get(subtask.id)!);
+  if (!ordered.some((result) => result.ok)) {
+    throw new Error(`every research agent failed: ${ordered.map((result) => (result.ok ? '' : `${result.subtaskId}: ${result.error}`)).join('; ')}`.slice(0, 2000));
+  }
+  return ordered;
+}
+
+/** The citations of everything the task's tools returned so far: recorded once per round, so a replay cites the same. */
+function taskCitations(run: ResearchRun, round = 0): Promise<RankedCitation[]> {
+  return runTaskStep(run.deps, `research:citations:${round}`, async () => {
+    const observations = await taskToolCalls(run.deps.db, run.task.id, CITABLE_TOOLS);
+    return collectCitations(observations, run.deps.research.citationRules, new Date());
+  });
+}
+
+function synthesize(run: ResearchRun, refinement: Refinement, findings: SubtaskResult[], citations: RankedCitation[], round: number): Promise<AgentAnswer> {
+  const sources: NumberedSource[] = citations.map((citation) => ({ title: citation.title, url: citation.url, excerpt: excerptOf(citation) }));
+  const prompt = synthesisPrompt(refinement.refined_query, findings.flatMap((finding) => (finding.ok ? [{ subtask: finding.subtaskId, answer: finding.answer.text }] : [])), sources);
+  return runBudgetedAgent(run.deps, run.task, async () => ({
+    agentId: SYNTHESIS_AGENT_ID, progress: round === 0 ? 'Writing the report' : `Writing the report again with round ${round}'s findings`,
+    purpose: 'research-synthesis', modelTier: run.settings.modelTiers.synthesis, maxOutputTokens: run.task.settings.maxOutputTokens,
+    system: prompt.system, messages: [{ role: 'user', content: prompt.user }],
+  }), `research:synthesis:${round}`);
+}
+
+function evaluateCoverage(run: ResearchRun, refinement: Refinement, report: string, round: number): Promise<CoverageEvaluation> {
+  const scripted = Array.isArray(run.task.context.mock_coverage) ? run.task.context.mock_coverage[round - 1] : undefined;
+  return askStructured(run.deps, run.task, {
+    step: `research:coverage:${round}`, phase: `coverage_eval_${round}`, agentId: 'coverage-evaluator', progress: `Checking what the report covers (round ${round})`,
+    prompt: coveragePrompt(refinement.refined_query, report, round), schema: CoverageEvaluationSchema, tier: run.settings.modelTiers.utility,
+    mock: { purpose: 'coverage-evaluation', ...(scripted === undefined ? {} : { coverage: scripted }) },
+  });
+}
+
+async function generateSubqueries(run: ResearchRun, refinement: Refinement, evaluation: CoverageEvaluation, round: number): Promise<ResearchSubtask[]> {
+  const { subqueries } = await askStructured(run.deps, run.task, {
+    step: `research:subqueries:${round}`, phase: `subquery_gen_${round}`, agentId: 'subquery-generator', progress: `Planning searches for ${evaluation.critical_gaps.length} gaps`,
+    prompt: subqueryPrompt(refinement.refined_query, evaluation.critical_gaps), schema: SubqueryGenerationSchema, tier: run.settings.modelTiers.utility,
+    mock: { purpose: 'subquery-generation' },
+  });
+  return subqueries.slice(0, run.settings.maxConcurrentAgents).map((subquery, index) => ({ id: `research-${index + 1}`, description: subquery.query, dependencies: [] }));
+}
+
+/** Claims of the report, the best evidence for each among the citations (BM25), and a verdict per claim. */
+async function verify(run: ResearchRun, report: string, citations: RankedCitation[]) {
+  run.phase = 'verification';
+  await checkpoint(run.deps, run.task, 'pre_verification');
+  const { claims } = await askStructured(run.deps, run.task, {
+    step: 'research:claims', phase: 'verification', agentId: 'claim-extractor', progress: 'Finding the claims to check',
+    prompt: claimExtractionPrompt(report), schema: ClaimExtractionSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'claim-extraction' },
+  });
+  const evidence = rankEvidence(claims, citations.map((citation) => ({ title: citation.title, snippet: citation.snippet, content: citation.content })));
+  const { verdicts } = await askStructured(run.deps, run.task, {
+    step: 'research:verdicts', phase: 'verification', agentId: 'claim-verifier', progress: `Checking ${claims.length} claims against their sources`,
+    prompt: verificationPrompt(evidence), schema: ClaimVerdictsSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'claim-verification' },
+  });
+  return aggregateVerdicts(verdicts, citations.length);
+}
+
+async function extractFacts(run: ResearchRun, report: string, citations: RankedCitation[]) {
+  run.phase = 'fact_extraction';
+  const sources = citations.map((citation) => ({ title: citation.title, url: citation.url, excerpt: citation.snippet }));
+  const { facts } = await askStructured(run.deps, run.task, {
+    step: 'research:facts', phase: 'fact_extraction', agentId: 'fact-extractor', progress: 'Extracting the facts of the report',
+    prompt: factExtractionPrompt(report, sources), schema: FactExtractionSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'fact-extraction' },
+  });
+  const grounded = groundedFacts(facts, citations.length);
+  return { facts: grounded, summary: summarizeFacts(grounded) };
+}
+
+/** The start of a citation's prose (its page's text when fetched, else its snippet), headings left out. */
+function excerptOf(citation: RankedCitation): string {
+  const text = citation.content ?? citation.snippet;
+  return text.split('\n').filter((line) => !/^\s*#/.test(line)).join(' ').replace(/\s+/g, ' ').trim().slice(0, EXCERPT_CHARS);
+}
