@@ -18,12 +18,18 @@ import { streamCompletion } from './stream-completion.ts';
 
 const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 403: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody, 500: OpenAiErrorBody };
 
+/**
+ * The modes the layer offers models for. Research runs here, but its models wait for the report to stream as real
+ * deltas (issue 27 Scope 1): today its answer is written whole at the end, which a chat stream would not show.
+ */
+const OPENAI_MODES = SERVED_MODES.filter((mode) => mode !== 'research');
+
 /** The OpenAI-compatible layer (spec 4.11), with its own error envelope in its own plugin scope. */
 export async function openAiRoutes(app: App, deps: Deps) {
   await app.register(async (plugin) => {
     installOpenAiErrorHandler(plugin as unknown as FastifyInstance);
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const served = () => availableModels(SERVED_MODES, { ads: deps.config.openai.adsModel });
+    const served = () => availableModels(OPENAI_MODES, { ads: deps.config.openai.adsModel });
     const findModel = (id: string): ServiceModel => {
       const model = served().find((candidate) => candidate.id === id);
       if (!model) throw new AppError(404, `The model '${id}' does not exist or is not available in this deployment`);

@@ -22,6 +22,8 @@ export interface WorkRequest {
 
 /** A request setting only some workflows use. `asks`: the request sets it to something (`false` asks for nothing). */
 interface RequestSetting {
+  /** How a refusal names it. */
+  name: string;
   asks(request: WorkRequest): boolean;
   refusal(request: WorkRequest): string;
 }
@@ -45,9 +47,10 @@ export interface ModeEntry {
   run?: Runner;
 }
 
-const setting = (asks: RequestSetting['asks'], refusal: RequestSetting['refusal']): RequestSetting => ({ asks, refusal });
+const setting = (name: string, asks: RequestSetting['asks'], refusal: RequestSetting['refusal']): RequestSetting => ({ name, asks, refusal });
 
 const maxIterations = setting(
+  'max_iterations',
   (request) => request.options.max_iterations !== undefined,
   () => 'max_iterations applies to research and swarm iterations, which are not available in this deployment',
 );
@@ -76,18 +79,20 @@ export const MODE_TABLE: readonly ModeEntry[] = [
   },
   {
     mode: RESEARCH_MODE, requestable: false,
-    selector: setting((request) => request.context.force_research === true, () => 'force_research: deep research is not available in this deployment'),
+    selector: setting('context.force_research', (request) => request.context.force_research === true, () => 'force_research: deep research is not available in this deployment'),
     accepts: [
-      setting((request) => request.context.research_strategy !== undefined || request.options.research_strategy !== undefined, () => 'research_strategy applies to deep research, which is not available in this deployment'),
+      setting('research_strategy', (request) => request.context.research_strategy !== undefined || request.options.research_strategy !== undefined, () => 'research_strategy applies to deep research, which is not available in this deployment'),
       setting(
+        'iterative research and fact extraction',
         (request) => request.context.iterative_research_enabled === true || request.context.iterative_max_iterations !== undefined || request.context.enable_fact_extraction === true,
         () => 'iterative research and fact extraction apply to deep research, which is not available in this deployment',
       ),
       setting(
+        'enable_verification',
         (request) => request.options.enable_verification === true || request.context.enable_verification === true,
         () => 'enable_verification checks research citations, and deep research is not available in this deployment',
       ),
-      setting((request) => request.context.enable_citations !== undefined, () => 'enable_citations applies to deep research, which is not available in this deployment'),
+      setting('context.enable_citations', (request) => request.context.enable_citations !== undefined, () => 'enable_citations applies to deep research, which is not available in this deployment'),
       maxIterations,
     ],
     chosenBy: (settings) => settings.forceResearch,
@@ -96,22 +101,22 @@ export const MODE_TABLE: readonly ModeEntry[] = [
   },
   {
     mode: 'swarm', requestable: false,
-    selector: setting((request) => request.context.force_swarm === true, () => 'force_swarm: the swarm workflow is not available in this deployment'),
+    selector: setting('context.force_swarm', (request) => request.context.force_swarm === true, () => 'force_swarm: the swarm workflow is not available in this deployment'),
     accepts: [maxIterations],
   },
   {
     mode: 'named_agent', requestable: false,
-    selector: setting((request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
-    accepts: [setting((request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
+    selector: setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+    accepts: [setting('context.agent_input', (request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
   },
   {
     mode: 'skill', requestable: false,
-    selector: setting((request) => request.context.skill !== undefined, (request) => `skill ${String(request.context.skill)}: skills are not available in this deployment`),
+    selector: setting('skill', (request) => request.context.skill !== undefined, (request) => `skill ${String(request.context.skill)}: skills are not available in this deployment`),
     accepts: [],
   },
   {
     mode: 'ads_research', requestable: false,
-    accepts: [setting((request) => request.context.platforms !== undefined, () => 'platforms applies to the ads_research role, which is not available in this deployment')],
+    accepts: [setting('context.platforms', (request) => request.context.platforms !== undefined, () => 'platforms applies to the ads_research role, which is not available in this deployment')],
   },
 ];
 
@@ -137,7 +142,20 @@ export function refuseUnservedRequest(request: WorkRequest): void {
     ...unserved.flatMap((entry) => entry.accepts),
   ].find((candidate) => !isServed(candidate) && candidate.asks(request));
   if (refused) throw badRequest(refused.refusal(request));
+  refuseUnselectedSettings(request);
   for (const entry of served) entry.validate?.(request);
+}
+
+/**
+ * A setting of a mode that settings choose (research) is refused, naming what chooses the mode, when the request
+ * does not choose it: it would change nothing.
+ */
+function refuseUnselectedSettings(request: WorkRequest): void {
+  const chosen = served.filter((entry) => entry.selector === undefined || entry.selector.asks(request));
+  for (const entry of served.filter((candidate) => candidate.selector !== undefined && !chosen.includes(candidate))) {
+    const stray = entry.accepts.find((candidate) => candidate.asks(request) && !chosen.some((other) => other.accepts.includes(candidate)));
+    if (stray) throw badRequest(`${stray.name} applies to ${entry.mode} tasks only: set ${entry.selector!.name} to true to run one`);
+  }
 }
 
 /** The entry that runs a task: the one its settings choose, else its mode's. */

@@ -29,7 +29,7 @@ describe('the mode table', () => {
   it('refuses by name what only an unserved mode accepts, choosers first', () => {
     assert.match(refusalOf({ context: { force_swarm: true, research_strategy: 'deep' }, options: {} })!, /^force_swarm:/);
     assert.match(refusalOf({ context: { agent: 'calc', agent_input: {} }, options: {} })!, /^context\.agent calc:/);
-    assert.match(refusalOf({ context: {}, options: { max_iterations: 3 } })!, /^max_iterations applies to research and swarm/);
+    assert.match(refusalOf({ context: {}, options: { max_iterations: 3 } })!, /^max_iterations applies to research tasks only: set context\.force_research to true to run one$/);
     assert.match(refusalOf({ mode: 'swarm', context: {}, options: {} })!, /^mode swarm is not available .*available: simple, standard, complex, supervisor\)$/);
   });
 
