@@ -9,10 +9,10 @@ const DEAD_AFTER_SECONDS = 6;
 const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_POOL_SIZE: '8', ENGINE_DB_POOL_SIZE: '8' };
 
 /** A gateway-only process and two workers on one Postgres. */
-async function cluster(t: Parameters<typeof startGateway>[0]) {
+async function cluster(t: Parameters<typeof startGateway>[0], workerEnv: Record<string, string> = {}) {
   const gateway = await startGateway(t, { env, args: ['--role', 'gateway'] });
-  const workerA = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, EXECUTOR_ID: 'worker-a' }, args: ['--role', 'worker'] });
-  const workerB = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, EXECUTOR_ID: 'worker-b' }, args: ['--role', 'worker'] });
+  const workerA = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, ...workerEnv, EXECUTOR_ID: 'worker-a' }, args: ['--role', 'worker'] });
+  const workerB = await startGateway(t, { databaseUrl: gateway.databaseUrl, env: { ...env, ...workerEnv, EXECUTOR_ID: 'worker-b' }, args: ['--role', 'worker'] });
   return { gateway, workerA, workerB };
 }
 
@@ -96,7 +96,8 @@ test('a worker killed -9 mid-run and never restarted: its tasks complete exactly
 const typesOf = (messages: SseMessage[]) => messages.map((message) => message.event === 'done' ? 'done' : JSON.parse(message.data).type);
 
 test('a worker frozen past its lease: the other takes its tasks over, its streams and a cancel go on, and once thawed it exits without writing anything', { timeout: 180_000 }, async (t) => {
-  const { gateway, workerA } = await cluster(t);
+  // Eight of a tenant's tasks at most per worker: whichever worker polls first cannot take all 20, so A gets some.
+  const { gateway, workerA } = await cluster(t, { WORKER_CONCURRENCY: '16' });
   const taskIds = await submit(gateway, 20, 3_000);
   const running = await waitFor('worker A to run tasks', async () => {
     const byExecutor = await runningByExecutor(gateway, taskIds);
