@@ -4,7 +4,8 @@ import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gatew
 
 // One policy for a spent token budget (issue 27, scope 0; docs/decisions.md): in every mode the task pauses with
 // reason `budget` where the refused model call was, nothing of it is reported failed, and once the budget is raised
-// and the task resumed it completes. A budget of 20 tokens is refused by the first call of every mode.
+// and the task resumed it completes. A budget of 20 tokens is refused by the first call of every mode (research:
+// its refinement, a call inside a step).
 const SPENT = 20;
 const TWO_SUBTASKS = {
   complexity_score: 0.6, mode: 'standard', execution_strategy: 'parallel',
@@ -19,7 +20,7 @@ const MODES: Array<[string, Record<string, unknown>]> = [
   ['DAG', { mode: 'standard', context: { token_budget: SPENT, mock_plan: TWO_SUBTASKS } }],
   ['supervisor', { mode: 'supervisor', context: { token_budget: SPENT, mock_plan: TWO_SUBTASKS } }],
   ['template', { context: { template: 'research-brief', token_budget: SPENT } }],
-  // research: add its row when the research workflow lands (issue 27, scope 1).
+  ['research', { context: { force_research: true, research_strategy: 'standard', token_budget: SPENT } }],
 ];
 
 async function eventTypes(gateway: Gateway, taskId: string): Promise<string[]> {
@@ -27,7 +28,8 @@ async function eventTypes(gateway: Gateway, taskId: string): Promise<string[]> {
 }
 
 describe('a spent token budget, mode by mode', () => {
-  const gateway = useGateway();
+  // The research row searches the offline corpus once resumed.
+  const gateway = useGateway({ env: { WEB_SEARCH_PROVIDER: 'fixture' } });
 
   for (const [mode, submission] of MODES) {
     it(`${mode}: pauses for budget with nothing failed; raised and resumed, it completes once`, async () => {
