@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { describe, it, test } from 'node:test';
+import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 const QUESTION = 'Which renewable sources give electricity day and night, and since when have they been used?';
 
@@ -85,4 +85,35 @@ describe('deep research over the fixture corpus (mock model, no keys)', () => {
       assert.match(answer.body.error, message);
     }
   });
+});
+
+/** Model calls this process started, by phase (agentgate_model_calls_total). */
+async function modelCallsByPhase(gateway: Gateway): Promise<Record<string, number>> {
+  const text = (await gateway.request('GET', '/metrics')).body as string;
+  return Object.fromEntries([...text.matchAll(/^agentgate_model_calls_total\{phase="([^"]+)"\} (\d+)/gm)].map((match) => [match[1], Number(match[2])]));
+}
+
+test('kill -9 during gap filling: after a restart the refinement, the first agents and the first evaluation are not run again, and the report completes once', async (t) => {
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture' } });
+  const taskId = await submitResearch(gateway, {
+    research_strategy: 'quick', iterative_research_enabled: true, iterative_max_iterations: 2, mock_coverage: ['gaps', 'complete'], mock_delay_ms: 1500,
+  });
+  await waitFor('a gap-filling agent to start', async () => {
+    const { rows } = await gateway.sql.query(`select 1 from task_events where task_id = $1 and agent_id like 'gap1-%' limit 1`, [taskId]);
+    return rows.length > 0 ? true : undefined;
+  }, 90_000);
+  await gateway.kill('SIGKILL');
+  await gateway.restart();
+  const task = await waitForTask(gateway, taskId, 120_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  const calls = await modelCallsByPhase(gateway);
+  assert.equal(calls['research-refinement'], undefined, 'the refinement was not asked again');
+  assert.equal(calls['subquery-generation'], undefined, 'nor round 1\'s subqueries');
+  assert.equal(calls['coverage-evaluation'], 1, 'round 2\'s evaluation only');
+  assert.equal(calls['research-synthesis'], 1, 'the report written again with the gaps filled');
+  // Two gap agents of at most three turns each (search, read, answer); the first round's agents ran before the kill.
+  assert.ok(calls['research-agent'] >= 1 && calls['research-agent'] <= 6, `research-agent calls after the restart: ${calls['research-agent']}`);
+  const { rows } = await gateway.sql.query(`select count(*) filter (where type = 'WORKFLOW_COMPLETED')::int as completed, count(*) filter (where type = 'LLM_OUTPUT')::int as outputs
+    from task_events where task_id = $1`, [taskId]);
+  assert.deepEqual(rows[0], { completed: 1, outputs: 1 });
 });
