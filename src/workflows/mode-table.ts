@@ -100,6 +100,15 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     run: runResearchWorkflow,
   },
   {
+    // Not a mode of its own: the research workflow's plan review (issue 27 Scope 6), refused by name until it runs.
+    mode: 'research_plan_review', requestable: false,
+    accepts: [setting(
+      'context.require_review',
+      (request) => request.context.require_review === true || request.context.review_plan === 'manual',
+      () => 'context.require_review: the review of a research plan is not available in this deployment',
+    )],
+  },
+  {
     mode: 'swarm', requestable: false,
     selector: setting('context.force_swarm', (request) => request.context.force_swarm === true, () => 'force_swarm: the swarm workflow is not available in this deployment'),
     accepts: [maxIterations],

@@ -159,6 +159,8 @@ describe('task submission and reads', () => {
     ['enable_citations without force_research', { context: { enable_citations: true } }, /context\.enable_citations applies to research tasks only/],
     ['agent_input without an agent', { context: { agent_input: { x: 1 } } }, /agent_input is the input of context\.agent/],
     ['platforms', { context: { platforms: { all: true } } }, /platforms applies to the ads_research role/],
+    ['a plan review', { context: { force_research: true, require_review: true } }, /context\.require_review: the review of a research plan is not available/],
+    ['a manual plan review', { context: { review_plan: 'manual' } }, /context\.require_review: the review of a research plan is not available/],
     ['an unknown role', { context: { role: 'ads_research' } }, /unknown role: ads_research/],
     ['external_id, which the server sets', { context: { external_id: 'mine' } }, /context\.external_id is set by the server/],
     ['a conversation history, which only the OpenAI layer sets', { context: { conversation_history: [1, 2] } }, /context\.conversation_history is set by the server/],
