@@ -69,7 +69,7 @@ async function decompositionCall(deps: Deps, task: TaskSnapshot, hint: PlanningH
 }
 
 /** The JSON object in the answer, tolerating a Markdown code fence around it. */
-function parseJsonAnswer(text: string): unknown {
+export function parseJsonAnswer(text: string): unknown {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   try {
     return JSON.parse((fenced?.[1] ?? text).trim());

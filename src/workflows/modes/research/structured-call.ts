@@ -8,6 +8,7 @@ import { callModelWithinBudget } from '../../agent-calls/budgeted-call.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
+import { parseJsonAnswer } from '../../planning/decompose.ts';
 import { parseModelAnswer } from './model-answers/parse-model-answer.ts';
 import type { PhasePrompt } from './research-prompts.ts';
 import { ResearchPhaseError } from './research-phase-error.ts';
@@ -54,18 +55,8 @@ export function askStructured<S extends TSchema>(deps: Deps, task: TaskSnapshot,
       onSpentBudget: { waitAt: phase.phase },
     }, cancel);
     if (!('result' in outcome)) throw new Error(`the ${phase.phase} phase waits out a spent budget`);
-    const parsed = parseModelAnswer(phase.schema, parseJson(outcome.result.text));
+    const parsed = parseModelAnswer(phase.schema, parseJsonAnswer(outcome.result.text));
     if (!parsed.ok) throw new ResearchPhaseError(phase.phase, parsed.problem);
     return parsed.value;
   }));
-}
-
-/** The JSON of an answer, tolerating a Markdown code fence around it. */
-function parseJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  try {
-    return JSON.parse((fenced?.[1] ?? text).trim());
-  } catch {
-    return undefined;
-  }
 }
