@@ -8,6 +8,7 @@ import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/authenticate.ts';
 import { credentialKey } from './auth/caller.ts';
 import { approvalRoutes } from './approvals/routes.ts';
+import { reviewRoutes } from './reviews/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { installEmptyBodyAsAbsent } from './http/empty-body.ts';
 import { documentRoute } from './http/openapi-document.ts';
@@ -100,6 +101,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await sessionRoutes(app, deps);
   await sessionFileRoutes(app, deps);
   await approvalRoutes(app, deps);
+  await reviewRoutes(app, deps);
   await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
   await openAiRoutes(app, deps);

@@ -72,6 +72,7 @@ const EnvSchema = Type.Object({
   APPROVAL_DANGEROUS_TOOLS: Type.String({ default: 'file_system,code_execution,bash,file_write,python_executor' }),
   APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+  REVIEW_RETENTION_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
   APPROVAL_APPROVER_ROLES: Type.String({ pattern: `^\\s*${ROLE}(\\s*,\\s*${ROLE})*\\s*$`, default: 'owner,admin' }),
   TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
@@ -246,6 +247,11 @@ export interface Config {
     /** Roles that may decide other users' approvals; an approval guarding dangerous tools needs one of them, not the requester. */
     approverRoles: Role[];
   };
+  /**
+   * The review of a research plan (spec 4.3): a review can be read this long after it timed out (spec 8: review
+   * timeout plus 5 minutes), then it is gone. Lapsed reviews are looked for with the approvals' sweep.
+   */
+  reviews: { retentionSeconds: number };
   /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
   workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
   /**
@@ -411,6 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       sweepIntervalMs: values.APPROVAL_SWEEP_INTERVAL_MS,
       approverRoles: values.APPROVAL_APPROVER_ROLES.split(',').map((role) => role.trim() as Role),
     }),
+    reviews: Object.freeze({ retentionSeconds: values.REVIEW_RETENTION_SECONDS }),
     workspace: Object.freeze({
       maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
     }),

@@ -12,6 +12,7 @@ import { createStreamSlots } from './streaming/stream-slots.ts';
 import { wakeReleasedTasks } from './task-state/waits.ts';
 import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
+import { expireReviews } from './reviews/expire-reviews.ts';
 import { logSerializers } from './http/log-serializers.ts';
 import { loadConfig, type Config, type ProcessRole } from './config.ts';
 import { connectDatabase, type DatabaseConnection } from './db/connect.ts';
@@ -142,6 +143,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
     every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
+    every(config.approvals.sweepIntervalMs, () => expireReviews(deps), 'plan review expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),

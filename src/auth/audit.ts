@@ -2,7 +2,8 @@ import type { Db } from '../db/database.ts';
 
 export interface AuditEvent {
   type: 'login' | 'login_failed' | 'register' | 'token_refreshed' | 'refresh_reuse_detected'
-    | 'api_key_created' | 'api_key_rotated' | 'api_key_revoked' | 'auth_denied' | 'policy_denied' | 'approval_decided';
+    | 'api_key_created' | 'api_key_rotated' | 'api_key_revoked' | 'auth_denied' | 'policy_denied' | 'approval_decided'
+    | 'research_plan_approved';
   userId?: string | null;
   tenantId?: string | null;
   ip?: string;

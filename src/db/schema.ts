@@ -321,6 +321,30 @@ export interface TaskWaitsTable {
   opened_at: Generated<Timestamp>;
 }
 
+export type ReviewStatus = 'reviewing' | 'approved' | 'timed_out';
+
+/** One turn of a plan review's conversation (spec 2.13 `rounds[]`). */
+export interface ReviewTurn { role: 'assistant' | 'user'; message: string; timestamp: string }
+
+export interface ResearchReviewsTable {
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  query: string;
+  status: ReviewStatus;
+  round: Generated<number>;
+  version: Generated<number>;
+  current_plan: Generated<string>;
+  research_brief: Generated<string>;
+  rounds: Json<ReviewTurn[]>;
+  feedback_lock: string | null;
+  feedback_lock_until: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  review_deadline: Timestamp;
+  retained_until: Timestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -345,6 +369,7 @@ export interface Database {
   schedule_runs: ScheduleRunsTable;
   executors: ExecutorsTable;
   task_waits: TaskWaitsTable;
+  research_reviews: ResearchReviewsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -8,6 +8,10 @@ interface ValidationIssue { instancePath: string; message?: string; keyword: str
 export function describeValidation(context: string, issues: ValidationIssue[]): string {
   const issue = issues[0];
   if (issue.keyword === 'required') return `${String(issue.params.missingProperty)} is required`;
+  if (issue.keyword === 'additionalProperties') {
+    const place = `${context}${issue.instancePath}`.replaceAll('/', '.');
+    return `unknown field in ${place}: ${String(issue.params.additionalProperty)}`;
+  }
   const field = `${context}${issue.instancePath}`.replace(/^body\//, '').replaceAll('/', '.');
   const allowed = issue.keyword === 'enum' ? `: ${(issue.params.allowedValues as unknown[]).join(', ')}` : '';
   return `invalid ${field}: ${issue.message ?? 'is invalid'}${allowed}`;

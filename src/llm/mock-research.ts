@@ -9,7 +9,7 @@ import type { MockToolCall } from './mock-tool-calls.ts';
  */
 export const RESEARCH_PURPOSES = [
   'research-refinement', 'research-agent', 'research-synthesis', 'coverage-evaluation', 'subquery-generation',
-  'claim-extraction', 'claim-verification', 'fact-extraction',
+  'claim-extraction', 'claim-verification', 'fact-extraction', 'research-plan',
 ] as const;
 export type ResearchPurpose = (typeof RESEARCH_PURPOSES)[number];
 
@@ -38,6 +38,7 @@ export function composeResearchAnswer(options: LanguageModelV3CallOptions): stri
     case 'claim-extraction': return JSON.stringify({ claims: citedSentences(sectionOf(user, 'Report')).slice(0, MAX_CLAIMS).map((sentence) => sentence.text) });
     case 'claim-verification': return JSON.stringify({ verdicts: parseClaims(sectionOf(user, 'Claims')).map(judgeClaim) });
     case 'fact-extraction': return JSON.stringify({ facts: citedSentences(sectionOf(user, 'Report')).map(toFact) });
+    case 'research-plan': return draftPlan(options.prompt, mock?.intent);
   }
 }
 
@@ -56,9 +57,42 @@ export function researchAgentToolCalls(options: LanguageModelV3CallOptions): Moc
   return [];
 }
 
-function refine(question: string, confirmedPlan: string) {
+/** Plan items a research dimension is made of: the numbered lines of a plan. */
+const PLAN_ITEM = /^\s*\d+\.\s+(.+)$/gm;
+const MAX_PLAN_ITEMS = 5;
+
+/**
+ * A research plan for review: one numbered item per part of the question, then one per piece of the owner's feedback
+ * (every user turn after the question), so that the plan visibly follows what the owner asked. Ends with the intent
+ * tag (`ready` unless the script says otherwise: a `feedback` reply asks a question instead).
+ */
+function draftPlan(prompt: LanguageModelV3Prompt, scriptedIntent: unknown): string {
+  const turns = prompt.filter((message) => message.role === 'user').map(textOf);
+  const question = sectionOf(turns[0] ?? '', 'Question');
+  if (scriptedIntent === 'feedback') {
+    return `Before I plan "${firstWords(question, 12)}": which part matters most to you, and for what period? [INTENT:feedback]`;
+  }
+  const feedback = turns.slice(1).map((turn) => firstSentence(sectionOf(turn, 'Feedback')).replace(/[.!?]+$/, '')).filter(Boolean);
+  const items = [...questionParts(question), ...feedback];
+  return [
+    `Research plan for "${firstWords(question, 16)}":`,
+    ...items.map((item, index) => `${index + 1}. ${item}`),
+    'Sources: pages found by web search, each read in full before it is cited.',
+    'Report: a cited answer to the question, with its list of sources.',
+    `[RESEARCH_BRIEF]Answer "${firstWords(question, 16)}" covering: ${items.join('; ')}.[/RESEARCH_BRIEF]`,
+    `[INTENT:${scriptedIntent === 'execute' ? 'execute' : 'ready'}]`,
+  ].join('\n');
+}
+
+function questionParts(question: string): string[] {
   const parts = question.split(/\s*(?:[?;,]|\band\b)\s*/i).map((part) => part.trim()).filter((part) => part.split(/\s+/).length >= 2).slice(0, 3);
-  const dimensions = (parts.length > 0 ? parts : [question.trim()]).map((part, index) => ({
+  return parts.length > 0 ? parts : [question.trim()];
+}
+
+function refine(question: string, confirmedPlan: string) {
+  const planned = [...confirmedPlan.matchAll(PLAN_ITEM)].map((match) => match[1].trim()).slice(0, MAX_PLAN_ITEMS);
+  const parts = planned.length > 0 ? planned : questionParts(question);
+  const dimensions = parts.map((part, index) => ({
     dimension: part.slice(0, 200), priority: index === 0 ? 'high' : 'medium', questions: [`${part.replace(/[?.!]+$/, '')}?`.slice(0, 300)],
   }));
   const plan = confirmedPlan ? ` (as planned: ${firstWords(confirmedPlan, 12)})` : '';
@@ -251,8 +285,12 @@ function fetchedPages(value: unknown): Array<{ url: string; content: string }> {
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {
   const message = prompt.findLast((candidate) => candidate.role === 'user');
-  if (!message) return '';
-  return typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return message ? textOf(message) : '';
+}
+
+function textOf(message: LanguageModelV3Prompt[number]): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('\n');
 }
 
 /** The first sentence of a page's prose, its Markdown headings left out. */

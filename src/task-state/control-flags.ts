@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { TaskRow } from '../db/schema.ts';
-import { openWait, PAUSE_SIGNAL } from './waits.ts';
+import { openWait, PAUSE_SIGNAL, PLAN_REVIEW_SIGNAL } from './waits.ts';
 
 /** Who paused the task and why: a user with their reason, or the system (`budget`). */
 export interface PauseRequest { by: string; reason: string | null }
@@ -25,6 +25,31 @@ export async function markResumed(transaction: Db, task: TaskRow): Promise<void>
     pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
   }).where('id', '=', task.id).execute();
 }
+
+/** Why a task reads PAUSED while its research plan waits for its owner (`pause_reason`). */
+export const REVIEW_PAUSE_REASON = 'plan_review';
+
+/**
+ * Marks the task PAUSED while its research plan is in review (spec 3.1: paused by review) and opens its wait for
+ * the review's signal. It is not a pause the owner asked for: resume does not end it, approval does.
+ */
+export async function markWaitingForReview(transaction: Db, taskId: string): Promise<void> {
+  await transaction.updateTable('tasks').set({
+    status: 'PAUSED', paused_at: sql`now()` as never, pause_reason: REVIEW_PAUSE_REASON, paused_by: 'system', updated_at: sql`now()` as never,
+  }).where('id', '=', taskId).execute();
+  await openWait(transaction, taskId, PLAN_REVIEW_SIGNAL);
+}
+
+/** The plan was approved: the task runs again. The caller delivers the review's signal. */
+export async function markReviewEnded(transaction: Db, task: TaskRow): Promise<void> {
+  if (task.status !== 'PAUSED' || !isWaitingForReview(task)) return;
+  await transaction.updateTable('tasks').set({
+    status: 'RUNNING', paused_at: null, pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
+  }).where('id', '=', task.id).execute();
+}
+
+/** Whether the task is paused only because its plan waits for review. */
+export const isWaitingForReview = (task: TaskRow) => task.pause_reason === REVIEW_PAUSE_REASON && !task.pause_requested;
 
 export interface CancelRequest {
   by: string;

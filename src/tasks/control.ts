@@ -9,7 +9,7 @@ import { AppError, conflict } from '../errors.ts';
 import type { NewTaskEvent } from '../events/append-event.ts';
 import { EVENTS_CHANNEL } from '../events/event-hub.ts';
 import { changeTask } from '../task-state/change-task.ts';
-import { markCancelRequested, markPauseRequested, markResumed } from '../task-state/control-flags.ts';
+import { isWaitingForReview, markCancelRequested, markPauseRequested, markResumed } from '../task-state/control-flags.ts';
 import { deliverSignal, PAUSE_SIGNAL } from '../task-state/waits.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 import { toStatusName } from './status-names.ts';
@@ -33,7 +33,7 @@ export async function pauseTask(deps: Deps, caller: Caller, taskId: string, requ
   await changeOwnedTask(deps, caller, taskId, async (transaction, task) => {
     if (isTerminal(task.status)) throw conflict(`cannot pause ${STATE_WORDS[task.status]} task`);
     if (task.cancel_requested) throw conflict('cannot pause a task that is being cancelled');
-    if (task.pause_requested) throw conflict('task is already paused');
+    if (task.pause_requested || isWaitingForReview(task)) throw conflict('task is already paused');
     await markPauseRequested(transaction, task.id, { by: caller.userId, reason: request.reason ?? null });
     return [{
       type: 'WORKFLOW_PAUSING', agentId: 'orchestrator', message: 'Pause requested',
@@ -48,6 +48,7 @@ export async function resumeTask(deps: Deps, caller: Caller, taskId: string, req
   await deliverSignal(deps, taskId, PAUSE_SIGNAL, async (transaction, owned) => {
     const task = ensureOwnedTask(caller, owned);
     if (isTerminal(task.status)) throw conflict(`cannot resume ${STATE_WORDS[task.status]} task`);
+    if (isWaitingForReview(task)) throw conflict(`task is waiting for the review of its research plan: approve the plan (POST /api/v1/tasks/${task.id}/review) to continue`);
     if (!task.pause_requested) throw conflict('task is not paused');
     await markResumed(transaction, task);
     return {
@@ -109,7 +110,7 @@ export async function cancelTask(deps: Deps, caller: Caller, taskId: string, req
 export async function getControlState(deps: Deps, caller: Caller, taskId: string) {
   const task = ensureOwnedTask(caller, await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst());
   return {
-    is_paused: task.pause_requested && !isTerminal(task.status),
+    is_paused: (task.pause_requested || isWaitingForReview(task)) && !isTerminal(task.status),
     is_cancelled: task.cancel_requested || task.status === 'CANCELLED',
     paused_at: task.paused_at?.toISOString() ?? '',
     pause_reason: task.pause_reason ?? '',

@@ -93,20 +93,16 @@ export const MODE_TABLE: readonly ModeEntry[] = [
         () => 'enable_verification checks research citations, and deep research is not available in this deployment',
       ),
       setting('context.enable_citations', (request) => request.context.enable_citations !== undefined, () => 'enable_citations applies to deep research, which is not available in this deployment'),
+      setting(
+        'context.require_review',
+        (request) => request.context.require_review === true || request.context.review_plan === 'manual' || request.context.review_timeout !== undefined,
+        () => 'the review of a research plan applies to deep research, which is not available in this deployment',
+      ),
       maxIterations,
     ],
     chosenBy: (settings) => settings.forceResearch,
     validate: checkResearchRequest,
     run: runResearchWorkflow,
-  },
-  {
-    // Not a mode of its own: the research workflow's plan review (issue 27 Scope 6), refused by name until it runs.
-    mode: 'research_plan_review', requestable: false,
-    accepts: [setting(
-      'context.require_review',
-      (request) => request.context.require_review === true || request.context.review_plan === 'manual',
-      () => 'context.require_review: the review of a research plan is not available in this deployment',
-    )],
   },
   {
     mode: 'swarm', requestable: false,

@@ -24,6 +24,7 @@ import {
   verificationPrompt, type NumberedSource,
 } from './research-prompts.ts';
 import { askStructured } from './structured-call.ts';
+import { REVIEW_PHASE, reviewResearchPlan, type ConfirmedPlan } from './plan-review/review-plan.ts';
 import { resolveResearchSettings, type ResearchSettings } from './strategy/research-settings.ts';
 import { aggregateVerdicts } from './verification/aggregate-verdicts.ts';
 import { rankEvidence } from './verification/rank-evidence.ts';
@@ -63,8 +64,13 @@ export async function runResearchWorkflow(deps: Deps, task: TaskSnapshot): Promi
 
 async function research(run: ResearchRun): Promise<TaskOutcome> {
   const { deps, task, settings } = run;
+  let confirmed: ConfirmedPlan | undefined;
+  if (settings.review.required) {
+    await enter(run, REVIEW_PHASE);
+    confirmed = await reviewResearchPlan(deps, task, settings.review.timeoutSeconds);
+  }
   await enter(run, 'query_refinement');
-  const refinement = await refine(run);
+  const refinement = await refine(run, confirmed);
   await enter(run, 'decomposition');
   const subtasks = await runTaskStep(deps, 'research:decompose', () => announceSubtasks(run, refinement));
   await enter(run, 'agent_execution');
@@ -115,10 +121,12 @@ async function enter(run: ResearchRun, phase: string): Promise<void> {
   await checkpoint(run.deps, run.task, `pre_${phase}`);
 }
 
-function refine(run: ResearchRun): Promise<Refinement> {
+/** The question restated and split into dimensions; a plan its owner confirmed comes with it and leads. */
+function refine(run: ResearchRun, confirmed: ConfirmedPlan | undefined): Promise<Refinement> {
+  const plan = confirmed && [confirmed.plan, confirmed.brief ? `Research brief: ${confirmed.brief}` : ''].filter(Boolean).join('\n\n');
   return askStructured(run.deps, run.task, {
     step: 'research:refine', phase: 'query_refinement', agentId: 'research-refiner', progress: 'Refining the research question',
-    prompt: refinementPrompt(run.task.query), schema: RefinementSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'research-refinement' },
+    prompt: refinementPrompt(run.task.query, plan), schema: RefinementSchema, tier: run.settings.modelTiers.utility, mock: { purpose: 'research-refinement' },
   });
 }
 

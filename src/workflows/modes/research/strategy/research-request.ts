@@ -1,6 +1,7 @@
 import { badRequest } from '../../../../errors.ts';
 import type { WorkRequest } from '../../../mode-table.ts';
 import { STRATEGY_NAMES } from './research-strategies.ts';
+import { MAX_REVIEW_TIMEOUT_SECONDS, MIN_REVIEW_TIMEOUT_SECONDS } from './research-settings.ts';
 
 /** What a research task reads of its request: the context and the top-level options (tasks/submit-task.ts). */
 export type ResearchRequest = Pick<WorkRequest, 'context' | 'options'>;
@@ -38,6 +39,9 @@ const RESEARCH_SETTING_RULES: readonly SettingRule[] = [
   rule('context', 'iterative_max_iterations', anIntegerFrom(1, 5)),
   rule('context', 'enable_fact_extraction', aBoolean),
   rule('context', 'enable_citations', aBoolean),
+  rule('context', 'require_review', aBoolean),
+  rule('context', 'review_plan', oneOf(['manual', 'auto'])),
+  rule('context', 'review_timeout', anIntegerFrom(MIN_REVIEW_TIMEOUT_SECONDS, MAX_REVIEW_TIMEOUT_SECONDS)),
 ];
 
 /** Every research setting of the request that has a wrong type or is out of range, as "<name> must be … (got …)". */

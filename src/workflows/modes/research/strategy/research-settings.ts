@@ -5,6 +5,10 @@ import type { ResearchStrategies, StrategyName } from './research-strategies.ts'
 /** Rounds of the coverage loop when neither the request nor the preset says (spec 2.2). */
 export const DEFAULT_ITERATIVE_MAX_ITERATIONS = 3;
 
+/** How long a research plan may wait for its owner (reference §3.1: 15 minutes is the default and the most). */
+export const MAX_REVIEW_TIMEOUT_SECONDS = 900;
+export const MIN_REVIEW_TIMEOUT_SECONDS = 1;
+
 /** How one research task runs: its strategy's preset with the request's explicit settings applied. */
 export interface ResearchSettings {
   strategy: StrategyName;
@@ -21,6 +25,8 @@ export interface ResearchSettings {
   modelTiers: { agents: ModelTier; utility: ModelTier; synthesis: ModelTier };
   /** The fewest tokens one research agent is given, when the preset says. */
   agentTokenBudgetMin: number | undefined;
+  /** Whether its owner reviews the plan before the research starts (`context.require_review`, `review_plan: manual`), and for how long. */
+  review: { required: boolean; timeoutSeconds: number };
 }
 
 /**
@@ -49,5 +55,9 @@ export function resolveResearchSettings(strategies: ResearchStrategies, request:
     gapFilling: { enabled: preset.gap_filling.enabled, maxGaps: preset.gap_filling.max_gaps, maxIterations: preset.gap_filling.max_iterations },
     modelTiers: { ...preset.model_tiers },
     agentTokenBudgetMin: preset.budget_agent_min,
+    review: {
+      required: context.require_review === true || context.review_plan === 'manual',
+      timeoutSeconds: count(context.review_timeout, MAX_REVIEW_TIMEOUT_SECONDS),
+    },
   };
 }
