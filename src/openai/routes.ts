@@ -18,18 +18,12 @@ import { streamCompletion } from './stream-completion.ts';
 
 const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 403: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody, 500: OpenAiErrorBody };
 
-/**
- * The modes the layer offers models for. Research runs here, but its models wait for the report to stream as real
- * deltas (issue 27 Scope 1): today its answer is written whole at the end, which a chat stream would not show.
- */
-const OPENAI_MODES = SERVED_MODES.filter((mode) => mode !== 'research');
-
 /** The OpenAI-compatible layer (spec 4.11), with its own error envelope in its own plugin scope. */
 export async function openAiRoutes(app: App, deps: Deps) {
   await app.register(async (plugin) => {
     installOpenAiErrorHandler(plugin as unknown as FastifyInstance);
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const served = () => availableModels(OPENAI_MODES, { ads: deps.config.openai.adsModel });
+    const served = () => availableModels(SERVED_MODES, { ads: deps.config.openai.adsModel });
     const findModel = (id: string): ServiceModel => {
       const model = served().find((candidate) => candidate.id === id);
       if (!model) throw new AppError(404, `The model '${id}' does not exist or is not available in this deployment`);
@@ -66,6 +60,8 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'standard' || model.mode === 'supervisor' ? model.mode : undefined, context,
       }, { taskId: idempotentResourceId(request), serverContext, traceContext: request.traceContext });
+      // The task behind the answer, for what a chat completion cannot carry (a research task's citations and verification).
+      reply.header('x-workflow-id', submitted.taskId);
       if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
       const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);
       if (lease) {

@@ -147,7 +147,6 @@ describe('OpenAI-compatible layer with the official client', () => {
     const ids = models.data.map((model) => model.id);
     assert.ok(ids.includes('service-chat'));
     assert.ok(ids.includes('service-standard') && ids.includes('service-complex'), 'the DAG and supervisor workflows run here');
-    assert.ok(!ids.includes('service-deep-research'), 'the research models wait for the report to stream as real deltas');
     assert.ok(!ids.includes('service-ads-research'), 'the ads model needs its deployment flag');
     const detail = await gateway().request('GET', '/v1/models/service-chat');
     assert.equal(detail.status, 200);

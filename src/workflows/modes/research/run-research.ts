@@ -18,6 +18,7 @@ import { ClaimExtractionSchema, ClaimVerdictsSchema } from './model-answers/clai
 import { CoverageEvaluationSchema, SubqueryGenerationSchema, wantsAnotherRound, type CoverageEvaluation } from './model-answers/coverage.ts';
 import { FactExtractionSchema, groundedFacts, summarizeFacts } from './model-answers/facts.ts';
 import { RefinementSchema, type Refinement } from './model-answers/refinement.ts';
+import { sendReportDeltas } from './report-deltas.ts';
 import { ResearchPhaseError } from './research-phase-error.ts';
 import {
   claimExtractionPrompt, coveragePrompt, factExtractionPrompt, refinementPrompt, researchAgentPrompt, subqueryPrompt, synthesisPrompt,
@@ -48,9 +49,9 @@ interface ResearchRun {
 /**
  * The research workflow (force_research; reference §1.7, issue 27): refine the question, split it into research
  * subtasks, run research agents that search and then read, collect the citations from what their tools returned,
- * write a cited report, then (per the strategy) evaluate coverage and fill the gaps, verify the claims and extract
- * facts. Every phase is a durable step, so a restarted task resumes at the phase in flight; pause and cancel are
- * honoured at the named checkpoints between phases.
+ * write a report, (per the strategy) evaluate coverage and fill the gaps, cite it and send it as the answer's deltas,
+ * then (per the strategy) verify the claims and extract facts. Every phase is a durable step, so a restarted task
+ * resumes at the phase in flight; pause and cancel are honoured at the named checkpoints between phases.
  */
 export async function runResearchWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   const run: ResearchRun = { deps, task, settings: resolveResearchSettings(deps.research.strategies, { context: task.context, options: task.options }), phase: 'query_refinement' };
@@ -94,6 +95,7 @@ async function research(run: ResearchRun): Promise<TaskOutcome> {
     }
   }
   const cited = settings.citations ? buildCitedReport(report.text, citations) : { text: report.text, citations: [] as RankedCitation[], droppedMarkers: 0 };
+  await sendReportDeltas(deps, task, cited.text);
   const verification = settings.verification ? await verify(run, cited.text, cited.citations) : undefined;
   const facts = settings.factExtraction ? await extractFacts(run, cited.text, cited.citations) : undefined;
   await enter(run, 'completion');
