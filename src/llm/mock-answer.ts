@@ -2,6 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV
 import { sampleFromJsonSchema } from './json-schema-sample.ts';
 import { mockDecomposition, mockSynthesis } from './mock-plans.ts';
 import { composeResearchAnswer } from './mock-research.ts';
+import { composeSwarmAnswer } from './mock-swarm.ts';
 
 /**
  * The mock model's answer, a pure function of the call: it quotes the system prompt, the query
@@ -23,7 +24,7 @@ function composePhaseAnswer(options: LanguageModelV3CallOptions): string | undef
   const query = lastUserText(options.prompt);
   if (mock?.purpose === 'decomposition') return JSON.stringify(mock.plan ?? mockDecomposition(query));
   if (mock?.purpose === 'synthesis') return mockSynthesis(query);
-  return composeResearchAnswer(options);
+  return composeResearchAnswer(options) ?? composeSwarmAnswer(options);
 }
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {

@@ -142,7 +142,7 @@ describe('task submission and reads', () => {
     });
   }
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['force_swarm', { context: { force_swarm: true } }, /force_swarm: the swarm workflow is not available/],
+    ['a top-level force_swarm, which belongs in context', { force_swarm: true }, /force_swarm belongs in context/],
     ['context.agent', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /context\.agent calculator: single-purpose agents are not available/],
     ['a top-level skill', { skill: 'summarise@1.0.0' }, /skill summarise@1\.0\.0: skills are not available/],
     ['a context skill', { context: { skill: 'summarise' } }, /skill summarise: skills are not available/],

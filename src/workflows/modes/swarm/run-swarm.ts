@@ -1,0 +1,95 @@
+import type { Deps } from '../../../deps.ts';
+import { appendEvents } from '../../../task-state/change-task.ts';
+import { checkpoint } from '../../runtime/checkpoint.ts';
+import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
+import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { runTaskStep } from '../../runtime/task-step.ts';
+import { answerFromResults } from '../../team/synthesis.ts';
+import { takeTurn } from './agent-turn.ts';
+import { decide, type LeadOutcome } from './lead-decision.ts';
+import { LEAD_AGENT_ID } from './swarm-events.ts';
+import { collectFindings, tokensUsed } from './swarm-findings.ts';
+
+export const SWARM_MODE = 'swarm';
+
+/** The swarm could not produce an answer at all: routing falls back to the standard workflow (spec 4.2 rule 8). */
+export class SwarmFailedError extends Error {
+  override name = 'SwarmFailedError';
+}
+
+interface Progress {
+  round: number;
+  /** Model calls so far, the synthesis not counted. */
+  calls: number;
+  lead: LeadOutcome;
+}
+
+/**
+ * The swarm (context.force_swarm; spec 8, reference §1.10, issue 28): one workflow that advances a team in rounds.
+ * The lead plans (round 0); then each round opens with a checkpoint (`swarm_round_<n>`: pause parks the task holding
+ * no worker, cancel stops it), every active agent takes one turn as a durable step of its own, all started at once
+ * in the roster's order so a replay numbers them the same, and the lead decides when something woke it. It closes
+ * with the lead's reply or a synthesis of the agents' findings. Limits (spec 8) end it early with what was found.
+ */
+export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  const progress: Progress = { round: 0, calls: 0, lead: await decide(deps, task, { round: 0, events: [] }) };
+  progress.calls += progress.lead.called ? 1 : 0;
+  let stoppedBy: string | undefined;
+  while (!progress.lead.done && progress.lead.active.length > 0) {
+    stoppedBy = limitReached(deps, task, progress);
+    if (stoppedBy) break;
+    await playRound(deps, task, progress);
+  }
+  if (stoppedBy) await announceStop(deps, task, stoppedBy);
+  const answer = progress.lead.reply ?? await synthesize(deps, task);
+  const totals = await runTaskStep(deps, 'swarm:totals', async () => ({ tokens: await tokensUsed(deps.db, task.id) }));
+  return {
+    mode: SWARM_MODE, answer, agentsUsed: progress.lead.agents, complexityScore: null,
+    metadata: {
+      workflow_type: 'swarm', total_agents: progress.lead.agents, total_tokens: totals.tokens, rounds: progress.round,
+      ...(stoppedBy ? { stopped_by: stoppedBy } : {}),
+    },
+  };
+}
+
+async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
+  const round = ++progress.round;
+  await checkpoint(deps, task, `swarm_round_${round}`);
+  const turns = await Promise.all(progress.lead.active.map((name) => takeTurn(deps, task, name, round)));
+  progress.calls += turns.reduce((sum, turn) => sum + turn.modelCalls, 0);
+  const events = turns.filter((turn) => turn.status === 'idle' || turn.status === 'failed').map((turn) => `${turn.agent} ${turn.status === 'idle' ? 'went idle' : 'failed'}`);
+  progress.lead = await decide(deps, task, { round, events });
+  progress.calls += progress.lead.called ? 1 : 0;
+}
+
+/**
+ * The first swarm limit (spec 8) another round would pass, said plainly; the round is not played. A round may call
+ * the model once per active agent and once for the lead, and the synthesis once more.
+ */
+function limitReached(deps: Deps, task: TaskSnapshot, { calls, lead }: Progress): string | undefined {
+  const limits = deps.config.swarm;
+  if (calls + lead.active.length + 2 > limits.maxTotalLlmCalls) {
+    return `max_total_llm_calls (${limits.maxTotalLlmCalls}): ${calls} model calls made, another round could pass the limit`;
+  }
+  if (lead.tokens >= limits.maxTotalTokens) return `max_total_tokens (${limits.maxTotalTokens}): ${lead.tokens} tokens used`;
+  if (lead.nowMs - task.startedAtMs >= limits.maxWallClockMinutes * 60_000) return `max_wall_clock_minutes (${limits.maxWallClockMinutes})`;
+  return undefined;
+}
+
+async function announceStop(deps: Deps, task: TaskSnapshot, stoppedBy: string): Promise<void> {
+  await runTaskStep(deps, 'swarm:stopped', () => appendEvents(deps, task.id, 'workflow', [{
+    type: 'WARNING', agentId: LEAD_AGENT_ID, message: `The swarm stopped at its limit ${stoppedBy}; answering from what the agents found`,
+    payload: { stopped_by: stoppedBy }, dedupeKey: 'swarm:stopped',
+  }]));
+}
+
+/** The team's findings combined (team/synthesis.ts); a swarm in which no agent found anything has failed. */
+async function synthesize(deps: Deps, task: TaskSnapshot): Promise<AgentAnswer> {
+  const findings = await runTaskStep(deps, 'swarm:findings', () => collectFindings(deps.db, task.id));
+  if (!findings.results.some((result) => result.ok)) {
+    const failures = findings.results.map((result) => (result.ok ? '' : `${result.subtaskId}: ${result.error}`)).filter(Boolean);
+    throw new SwarmFailedError(failures.length > 0 ? `every swarm agent failed: ${failures.join('; ')}`.slice(0, 2000) : 'the swarm found nothing');
+  }
+  const plan = { complexityScore: 1, subtasks: findings.subtasks.filter((subtask) => findings.results.some((result) => result.subtaskId === subtask.id)), executionStrategy: 'parallel' as const, concurrencyLimit: undefined };
+  return answerFromResults(deps, task, plan, findings.results);
+}

@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
+import type { SubtaskResult } from '../../team/subtask-agent.ts';
+import type { Subtask } from '../../planning/plan.ts';
+import { readAgents, readTasks } from './swarm-queries.ts';
+
+export interface TeamFindings {
+  results: SubtaskResult[];
+  /** One per agent: what it worked on (its task's description), for the synthesis prompt. */
+  subtasks: Subtask[];
+}
+
+/**
+ * What each agent leaves for the answer: an idle agent's key findings; an agent stopped before it went idle (a
+ * limit) leaves what it published; a failed agent its error (spec 4.2 rule 9: the answer comes from the rest).
+ * Each finding is given as the answer of the agent's last model call (its model, provider and usage).
+ */
+export async function collectFindings(db: Db, taskId: string): Promise<TeamFindings> {
+  const [agents, tasks, published, lastCalls] = await Promise.all([readAgents(db, taskId), readTasks(db, taskId), publishedBy(db, taskId), lastCallOf(db, taskId)]);
+  const results = agents.flatMap((agent): SubtaskResult[] => {
+    if (agent.status === 'failed') return [{ subtaskId: agent.name, ok: false, error: agent.error ?? 'failed' }];
+    const text = agent.findings ?? published.get(agent.name);
+    const answeredBy = lastCalls.get(agent.name);
+    if (!text || !answeredBy) return [];
+    return [{ subtaskId: agent.name, ok: true, answer: { ...answeredBy, text, agentId: agent.name } }];
+  });
+  const describe = (assignment: string | null) => tasks.find((task) => task.id === assignment)?.description ?? 'its part of the request';
+  const subtasks = agents.map((agent) => ({ id: agent.name, description: describe(agent.assignment), dependencies: [], suggestedTools: [], toolParameters: {} }));
+  return { results, subtasks };
+}
+
+async function publishedBy(db: Db, taskId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('swarm_workspace').select(['author', sql<string>`string_agg(content, ' ' order by round)`.as('content')])
+    .where('task_id', '=', taskId).groupBy('author').execute();
+  return new Map(rows.map((row) => [row.author, row.content]));
+}
+
+async function lastCallOf(db: Db, taskId: string): Promise<Map<string, Omit<ModelTextResult, 'text'>>> {
+  const rows = await db.selectFrom('swarm_turns').distinctOn('agent').select(['agent', 'answered_by'])
+    .where('task_id', '=', taskId).orderBy('agent').orderBy('round', 'desc').execute();
+  return new Map(rows.map((row) => [row.agent, row.answered_by as Omit<ModelTextResult, 'text'>]));
+}
+
+/** Tokens of every model call of the task so far (spec 8: max_total_tokens; metadata total_tokens). */
+export async function tokensUsed(db: Db, taskId: string): Promise<number> {
+  const row = await db.selectFrom('usage_records').select(sql<number>`coalesce(sum(input_tokens + output_tokens), 0)::bigint`.as('tokens'))
+    .where('task_id', '=', taskId).executeTakeFirstOrThrow();
+  return Number(row.tokens);
+}
