@@ -26,6 +26,7 @@ import { scheduleRoutes } from './schedules/routes.ts';
 import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
+import { swarmRoutes } from './swarm/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
 
@@ -102,6 +103,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await sessionFileRoutes(app, deps);
   await approvalRoutes(app, deps);
   await reviewRoutes(app, deps);
+  await swarmRoutes(app, deps);
   await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
   await openAiRoutes(app, deps);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { before, describe, it } from 'node:test';
+import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
+const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 const QUESTION = 'How do geothermal power plants make electricity, and how does tidal power work?';
 
 async function submitSwarm(gateway: Gateway, context: Record<string, unknown> = {}, query = QUESTION) {
@@ -45,5 +47,56 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
     const urls = searched.flatMap((row) => [...JSON.stringify(row.output).matchAll(/"url":"(https?:[^"]+)"/g)].map((match) => match[1]));
     assert.ok(urls.some((url) => task.result.includes(url)), `the answer cites a page an agent found: ${task.result}`);
     assert.ok(events.at(-1)?.type === 'STREAM_END');
+  });
+});
+
+async function waitForEvent(gateway: Gateway, taskId: string, matches: (event: any) => boolean, description: string, timeoutMs = 60_000) {
+  return waitFor(description, async () => (await eventsOf(gateway, taskId)).find(matches), timeoutMs);
+}
+
+describe('human messages to a running swarm', () => {
+  const gateway = useGateway({ env: { ...authEnv, WEB_SEARCH_PROVIDER: 'fixture' } });
+  let owner: Account;
+  let colleague: Account;
+  let stranger: Account;
+  before(async () => {
+    owner = await registerAccount(gateway(), 'owner');
+    colleague = await addMember(gateway(), owner, 'colleague');
+    stranger = await registerAccount(gateway(), 'stranger');
+  });
+  const send = (taskId: string, body: unknown, account: Account) => gateway().request('POST', `/api/v1/swarm/${taskId}/message`, body, withKey(account));
+
+  it('reaches the lead, whose next decision answers it, and is in the session history; others are refused; a finished swarm is 409', async () => {
+    const answer = await gateway().request('POST', '/api/v1/tasks', { query: QUESTION, context: { force_swarm: true, mock_delay_ms: 150, mock_swarm: { search_turns: 3 } } }, withKey(owner));
+    assert.equal(answer.status, 200, answer.text);
+    const taskId = answer.body.task_id as string;
+    await waitForEvent(gateway(), taskId, (event) => event.type === 'PROGRESS' && event.payload?.stage === 'agent_iteration', 'an agent turn');
+    const message = 'Please also say which of the two is older.';
+    assert.equal((await send(taskId, { message }, stranger)).status, 404);
+    assert.equal((await send(taskId, { message }, colleague)).status, 403);
+    assert.equal((await send(taskId, { message: '' }, owner)).status, 400);
+    assert.equal((await send(taskId, { message: 'x'.repeat(32 * 1024 + 1) }, owner)).status, 400);
+    const sent = await send(taskId, { message }, owner);
+    assert.equal(sent.status, 200, sent.text);
+    assert.deepEqual(sent.body, { success: true, status: 'sent' });
+    const task = await waitForTask(gateway(), taskId, 90_000, withKey(owner));
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const events = await eventsOf(gateway(), taskId);
+    const received = events.find((event) => event.type === 'MESSAGE_RECEIVED');
+    assert.equal(received?.message, message);
+    const next = events.find((event) => event.type === 'LEAD_DECISION' && event.seq > received.seq);
+    assert.ok(next, 'a lead decision after the message');
+    assert.deepEqual(next.payload.human_messages, [message]);
+    assert.match(next.message, /which of the two is older/);
+    const turns = await gateway().request('GET', `/api/v1/sessions/${task.session_id}/events`, undefined, withKey(owner));
+    assert.equal(turns.status, 200, turns.text);
+    assert.ok(turns.body.turns[0].events.some((event: any) => event.type === 'MESSAGE_RECEIVED' && event.message === message), 'in the session history');
+    assert.equal((await send(taskId, { message: 'too late' }, owner)).status, 409);
+  });
+
+  it('a task that is not a swarm is 409, an unknown one 404', async () => {
+    const answer = await gateway().request('POST', '/api/v1/tasks', { query: 'plain', mode: 'simple' }, withKey(owner));
+    assert.equal((await send(answer.body.task_id, { message: 'hello' }, owner)).status, 409);
+    assert.equal((await send('00000000-0000-4000-8000-000000000000', { message: 'hello' }, owner)).status, 404);
   });
 });
