@@ -91,7 +91,7 @@ async function agentView(turn: Turn): Promise<AgentView> {
   ]);
   const assigned = tasks.find((candidate) => candidate.id === agent.assignment);
   return {
-    query: task.query, name: agent.name, role: agent.role, round, turn: agent.turns + 1, maxTurns: limits.maxIterationsPerAgent,
+    query: task.query, name: agent.name, role: agent.role, round, turn: agent.turns + 1, maxTurns: maxTurnsOf(task, limits.maxIterationsPerAgent),
     task: assigned ? { id: assigned.id, description: assigned.description } : null,
     teammates: agents.filter((other) => other.name !== agent.name && other.status !== 'failed' && other.status !== 'shutdown')
       .map((other) => ({ name: other.name, role: other.role, assignment: other.assignment })),
@@ -101,6 +101,12 @@ async function agentView(turn: Turn): Promise<AgentView> {
     workspace: workspace.map((entry) => snippetOf(entry, limits.workspaceSnippetChars)),
     messagesLeft: Math.max(0, limits.maxMessagesPerAgent - sent),
   };
+}
+
+/** The top-level `max_iterations` lowers an agent's turns below the deployment's limit, never above it. */
+function maxTurnsOf(task: TaskSnapshot, limit: number): number {
+  const asked = task.options.max_iterations;
+  return typeof asked === 'number' ? Math.min(asked, limit) : limit;
 }
 
 interface Applied {

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/database.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
 import type { SubtaskResult } from '../../team/subtask-agent.ts';
 import type { Subtask } from '../../planning/plan.ts';
-import { readAgents, readTasks } from './swarm-queries.ts';
+import { readAgents, readTasks, turnStepKeyPrefix } from './swarm-queries.ts';
 
 export interface TeamFindings {
   results: SubtaskResult[];
@@ -13,14 +13,16 @@ export interface TeamFindings {
 
 /**
  * What each agent leaves for the answer: an idle agent's key findings; an agent stopped before it went idle (a
- * limit) leaves what it published; a failed agent its error (spec 4.2 rule 9: the answer comes from the rest).
- * Each finding is given as the answer of the agent's last model call (its model, provider and usage).
+ * limit) leaves what it published, else what its tools returned; a failed agent its error (spec 4.2 rule 9: the
+ * answer comes from the rest). Each finding is given as the answer of the agent's last model call.
  */
-export async function collectFindings(db: Db, taskId: string): Promise<TeamFindings> {
-  const [agents, tasks, published, lastCalls] = await Promise.all([readAgents(db, taskId), readTasks(db, taskId), publishedBy(db, taskId), lastCallOf(db, taskId)]);
+export async function collectFindings(db: Db, taskId: string, snippetChars: number): Promise<TeamFindings> {
+  const [agents, tasks, published, returned, lastCalls] = await Promise.all([
+    readAgents(db, taskId), readTasks(db, taskId), publishedBy(db, taskId), toolFindingsBy(db, taskId, snippetChars), lastCallOf(db, taskId),
+  ]);
   const results = agents.flatMap((agent): SubtaskResult[] => {
     if (agent.status === 'failed') return [{ subtaskId: agent.name, ok: false, error: agent.error ?? 'failed' }];
-    const text = agent.findings ?? published.get(agent.name);
+    const text = agent.findings ?? published.get(agent.name) ?? returned.get(agent.name);
     const answeredBy = lastCalls.get(agent.name);
     if (!text || !answeredBy) return [];
     return [{ subtaskId: agent.name, ok: true, answer: { ...answeredBy, text, agentId: agent.name } }];
@@ -34,6 +36,25 @@ async function publishedBy(db: Db, taskId: string): Promise<Map<string, string>>
   const rows = await db.selectFrom('swarm_workspace').select(['author', sql<string>`string_agg(content, ' ' order by round)`.as('content')])
     .where('task_id', '=', taskId).groupBy('author').execute();
   return new Map(rows.map((row) => [row.author, row.content]));
+}
+
+/** What each agent's tools returned: a search's hits as title, url and snippet; other output cut to a snippet. */
+async function toolFindingsBy(db: Db, taskId: string, snippetChars: number): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('tool_calls').select(['call_key', 'output'])
+    .where('task_id', '=', taskId).where('error', 'is', null).where(sql<boolean>`starts_with(call_key, ${turnStepKeyPrefix()})`)
+    .orderBy('created_at').execute();
+  const byAgent = new Map<string, string[]>();
+  for (const row of rows) {
+    const agent = row.call_key.slice(turnStepKeyPrefix().length).split(':')[0];
+    byAgent.set(agent, [...byAgent.get(agent) ?? [], describeOutput(row.output, snippetChars)]);
+  }
+  return new Map([...byAgent].map(([agent, parts]) => [agent, `Tools returned: ${parts.join(' ')}`]));
+}
+
+function describeOutput(output: unknown, snippetChars: number): string {
+  const results = (output as { results?: unknown } | null)?.results;
+  if (!Array.isArray(results)) return JSON.stringify(output).slice(0, snippetChars);
+  return results.map((hit: { title?: string; url?: string; snippet?: string }) => `${hit.url ?? ''} ${hit.title ?? ''}: ${(hit.snippet ?? '').slice(0, 200)}`).join('; ');
 }
 
 async function lastCallOf(db: Db, taskId: string): Promise<Map<string, Omit<ModelTextResult, 'text'>>> {
