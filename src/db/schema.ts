@@ -356,6 +356,7 @@ export interface SwarmAgentsTable {
   status: SwarmAgentStatus;
   assignment: string | null;
   spawned_round: number;
+  spawned_at: Generated<Timestamp>;
   turns: Generated<number>;
   findings: string | null;
   error: string | null;

@@ -79,3 +79,14 @@ test('rule 8: with SWARM_ENABLED=0 a force_swarm task runs through normal routin
   const sent = await gateway.request('POST', `/api/v1/swarm/${task.task_id}/message`, { message: 'hello' });
   assert.equal(sent.status, 409);
 });
+
+test('an agent past agent_timeout_seconds fails and the lead hears of it; with every agent timed out, routing falls back (rule 8)', async (t) => {
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture', SWARM_AGENT_TIMEOUT_SECONDS: '1' } });
+  const { task, events } = await runSwarm(gateway, { mock_delay_ms: 300, mock_swarm: { search_turns: 6 } });
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  const timedOut = events.filter((event) => event.type === 'ERROR_OCCURRED' && /timed out after agent_timeout_seconds \(1\)/.test(event.message));
+  assert.deepEqual(timedOut.map((event) => event.agent_id).sort(), ['ada', 'ben']);
+  const heard = events.find((event) => event.type === 'LEAD_DECISION' && event.payload.woken_by?.some((reason: string) => /timed out/.test(reason)));
+  assert.ok(heard, 'the lead was woken by the time-outs');
+  assert.ok(events.some((event) => event.type === 'ERROR_RECOVERY' && event.payload.recovery === 'swarm_fallback'));
+});

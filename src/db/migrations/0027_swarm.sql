@@ -10,6 +10,7 @@ CREATE TABLE swarm_agents (
   status        text NOT NULL CHECK (status IN ('active', 'idle', 'failed', 'shutdown')),
   assignment    text,
   spawned_round integer NOT NULL,
+  spawned_at    timestamptz NOT NULL DEFAULT now(),
   turns         integer NOT NULL DEFAULT 0,
   findings      text,
   error         text,

@@ -213,10 +213,13 @@ function recordedOutcome(now: SwarmAgent, recorded: { action: unknown; answered_
 
 async function failAgent(turn: Turn, error: string): Promise<TurnOutcome> {
   const { deps, task, agent, stepKey } = turn;
-  await changeTask(deps, task.id, 'workflow', async (transaction) => {
-    await updateAgent(transaction, task.id, agent.name, { status: 'failed', error: error.slice(0, 2000) });
-    if (agent.assignment) await updateTask(transaction, task.id, agent.assignment, { status: 'pending', owner: null });
-    return { events: [{ type: 'ERROR_OCCURRED', agentId: agent.name, message: `${agent.name} failed: ${error.slice(0, 500)}`, payload: { agent: agent.name }, dedupeKey: `${stepKey}:failed` }] };
-  });
+  await changeTask(deps, task.id, 'workflow', async (transaction) => ({ events: await markFailed(transaction, task.id, agent, error, stepKey) }));
   return { agent: agent.name, status: 'failed', action: 'failed', modelCalls: 1, error };
+}
+
+/** An agent that failed (its model, or its time limit): its task goes back to the list for the lead to give out again. */
+export async function markFailed(transaction: Db, taskId: string, agent: SwarmAgent, error: string, key: string): Promise<NewTaskEvent[]> {
+  await updateAgent(transaction, taskId, agent.name, { status: 'failed', error: error.slice(0, 2000) });
+  if (agent.assignment) await updateTask(transaction, taskId, agent.assignment, { status: 'pending', owner: null });
+  return [{ type: 'ERROR_OCCURRED', agentId: agent.name, message: `${agent.name} failed: ${error.slice(0, 500)}`, payload: { agent: agent.name }, dedupeKey: `${key}:failed:${agent.name}` }];
 }

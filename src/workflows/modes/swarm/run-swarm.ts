@@ -5,7 +5,7 @@ import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
-import { takeTurn } from './agent-turn.ts';
+import { takeTurn, type TurnOutcome } from './agent-turn.ts';
 import { decide, type LeadOutcome } from './lead-decision.ts';
 import { LEAD_AGENT_ID } from './swarm-events.ts';
 import { collectFindings, tokensUsed } from './swarm-findings.ts';
@@ -55,7 +55,11 @@ export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<
 async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
   const round = ++progress.round;
   await checkpoint(deps, task, `swarm_round_${round}`);
-  const turns = await Promise.all(progress.lead.active.map((name) => takeTurn(deps, task, name, round)));
+  // Every turn's step ends before the round goes on, even when one throws (a cancel, a park for a spent budget).
+  const settled = await Promise.allSettled(progress.lead.active.map((name) => takeTurn(deps, task, name, round)));
+  const thrown = settled.find((outcome) => outcome.status === 'rejected');
+  if (thrown) throw thrown.reason;
+  const turns = settled.map((outcome) => (outcome as PromiseFulfilledResult<TurnOutcome>).value);
   progress.calls += turns.reduce((sum, turn) => sum + turn.modelCalls, 0);
   const events = turns.filter((turn) => turn.status === 'idle' || turn.status === 'failed').map((turn) => `${turn.agent} ${turn.status === 'idle' ? 'went idle' : 'failed'}`);
   progress.lead = await decide(deps, task, { round, events });
@@ -72,8 +76,14 @@ function limitReached(deps: Deps, task: TaskSnapshot, { calls, lead }: Progress)
     return `max_total_llm_calls (${limits.maxTotalLlmCalls}): ${calls} model calls made, another round could pass the limit`;
   }
   if (lead.tokens >= limits.maxTotalTokens) return `max_total_tokens (${limits.maxTotalTokens}): ${lead.tokens} tokens used`;
-  if (lead.nowMs - task.startedAtMs >= limits.maxWallClockMinutes * 60_000) return `max_wall_clock_minutes (${limits.maxWallClockMinutes})`;
+  if (runningMs(task, lead.nowMs) >= limits.maxWallClockMinutes * 60_000) return `max_wall_clock_minutes (${limits.maxWallClockMinutes})`;
   return undefined;
+}
+
+/** Time the swarm has run: its time paused does not count, as the checkpoints move the task's deadline by it. */
+function runningMs(task: TaskSnapshot, nowMs: number): number {
+  const pausedMs = task.timeoutSeconds === undefined ? 0 : task.deadlineMs - task.startedAtMs - task.timeoutSeconds * 1000;
+  return nowMs - task.startedAtMs - pausedMs;
 }
 
 async function announceStop(deps: Deps, task: TaskSnapshot, stoppedBy: string): Promise<void> {

@@ -132,6 +132,13 @@ export async function updateAgent(db: Db, taskId: string, name: string, change: 
   await db.updateTable('swarm_agents').set(change).where('task_id', '=', taskId).where('name', '=', name).execute();
 }
 
+/** Active agents spawned longer ago than the limit (spec 8: agent_timeout_seconds). */
+export async function overdueAgents(db: Db, taskId: string, timeoutSeconds: number): Promise<SwarmAgent[]> {
+  return db.selectFrom('swarm_agents').select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error'])
+    .where('task_id', '=', taskId).where('status', '=', 'active')
+    .where(sql<boolean>`spawned_at < now() - make_interval(secs => ${timeoutSeconds})`).execute();
+}
+
 export async function upsertTask(db: Db, taskId: string, task: { id: string; description: string; depends_on: string[] }, createdBy: string): Promise<void> {
   await db.insertInto('swarm_tasks')
     .values({ task_id: taskId, id: task.id, description: task.description, status: 'pending', depends_on: task.depends_on, created_by: createdBy })
