@@ -3,8 +3,10 @@ import type { SwarmAgentStatus } from '../../../db/schema.ts';
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
-import { appendEvents, changeTask } from '../../../task-state/change-task.ts';
-import { callToolOnce } from '../../agent-calls/agent-tool-call.ts';
+import { changeTask } from '../../../task-state/change-task.ts';
+import { AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, runCall, toolOf, type CallRecord, type ToolUse } from '../../agent-calls/agent-tool-call.ts';
+import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
+import type { RequestedToolCall } from '../../../llm/stream-model-text.ts';
 import { roleToolSet } from '../../agent-calls/role-tools.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
@@ -74,12 +76,35 @@ async function playTurn(turn: Turn, cancel: AbortSignal): Promise<TurnOutcome> {
       type: 'PROGRESS', agentId: agent.name, message: `${agent.name}: turn ${view.turn}`,
       payload: { stage: 'agent_iteration', agent: agent.name, turn: view.turn, round }, dedupeKey: `${stepKey}:progress`,
     }],
-    effect: (transaction, answer, result) => applyAction(turn, view, transaction, answer.ok ? answer.value : { action: 'invalid' as never, reasoning: answer.problem }, result),
+    prepare: (answer) => (answer.ok ? runAgentTool(turn, view, answer.value, cancel) : Promise.resolve(undefined)),
+    effect: (transaction, answer, result, tool) => applyAction(turn, view, transaction, answer.ok ? answer.value : { action: 'invalid' as never, reasoning: answer.problem }, result, tool),
   }, cancel);
   if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
-  const { applied } = outcome;
-  if (applied.tool) await runAgentTool(turn, applied.tool.name, applied.tool.args, cancel);
-  return applied.outcome;
+  return outcome.applied.outcome;
+}
+
+/** A tool call the agent asked for and may make, run before the turn's commit, which records it (the tool loop's pieces). */
+interface ToolRun {
+  record: CallRecord;
+  invoked: NewTaskEvent;
+}
+
+/**
+ * Runs the tool of a `tool_call` action through the agent's role tool set, as one call of the tool loop (the step's
+ * call `<stepKey>:c0`): a re-run of the step replays its recorded outcome; a tool acting outside the gateway has its
+ * at-most-once claim written first. Nothing for other actions, a tool the agent does not carry, or the last turn.
+ */
+async function runAgentTool(turn: Turn, view: AgentView, action: AgentAction, cancel: AbortSignal): Promise<ToolRun | undefined> {
+  const { deps, task, agent, stepKey } = turn;
+  if (action.action !== 'tool_call' || !action.tool || !view.tools.includes(action.tool) || view.turn >= view.maxTurns) return undefined;
+  const use: ToolUse = {
+    agentId: agent.name, role: agent.role, stepKey, tools: roleToolSet(deps.tools, task.tenantId, agent.role),
+    limits: { ...AGENT_TOOL_LIMITS, toolCalls: 1 }, executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: 0,
+  };
+  const key = callKeyOf(use, 0);
+  const request = { toolCallId: key, toolName: action.tool, input: action.args ?? {} } as RequestedToolCall;
+  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, use, toolOf(use, action.tool)!, request, key));
+  return { record: await runCall(deps, task, use, request, key, cancel), invoked: invokedEvent(use, request, key) };
 }
 
 async function agentView(turn: Turn): Promise<AgentView> {
@@ -111,23 +136,22 @@ function maxTurnsOf(task: TaskSnapshot, limit: number): number {
 
 interface Applied {
   outcome: TurnOutcome;
-  tool?: { name: string; args: Record<string, unknown> };
 }
 
 /** The action's effect, in the commit that records the call's usage: every write of the turn lands together. */
-async function applyAction(turn: Turn, view: AgentView, transaction: Db, action: AgentAction, result: ModelTextResult): Promise<{ events: NewTaskEvent[]; result: Applied }> {
+async function applyAction(turn: Turn, view: AgentView, transaction: Db, action: AgentAction, result: ModelTextResult, tool: ToolRun | undefined): Promise<{ events: NewTaskEvent[]; result: Applied }> {
   const { task, agent, round, stepKey } = turn;
   const lastTurn = view.turn >= view.maxTurns;
   // The last turn's tool would run for nothing: the agent goes idle with what it has.
   const effect = lastTurn && action.action === 'tool_call'
     ? { result: 'not run: the turn limit is reached', events: [] }
-    : await actionEffect(turn, view, transaction, action);
+    : await actionEffect(turn, view, transaction, action, tool);
   const findings = action.action === 'idle' ? action.key_findings?.trim() || 'No findings.' : lastTurn ? `Stopped at the limit of ${view.maxTurns} turns. ${lastWords(view, action)}` : undefined;
   const answeredBy = { model: result.model, provider: result.provider, inputTokens: result.inputTokens, outputTokens: result.outputTokens, costUsd: result.costUsd, attempts: result.attempts };
   await insertTurn(transaction, task.id, { agent: agent.name, round, action, result: effect.result, answeredBy });
   await markRead(transaction, task.id, view.inbox.map((message) => message.id), round);
   const events = [...effect.events];
-  if (findings !== undefined && !effect.tool) {
+  if (findings !== undefined) {
     await updateAgent(transaction, task.id, agent.name, { status: 'idle', findings, turns: view.turn });
     if (agent.assignment) await updateTask(transaction, task.id, agent.assignment, { status: 'completed' });
     events.push(
@@ -137,25 +161,21 @@ async function applyAction(turn: Turn, view: AgentView, transaction: Db, action:
     return { events, result: { outcome: { agent: agent.name, status: 'idle', action: action.action, modelCalls: 1, answer: { ...result, text: findings, agentId: agent.name } } } };
   }
   await updateAgent(transaction, task.id, agent.name, { turns: view.turn });
-  return { events, result: { outcome: { agent: agent.name, status: 'active', action: action.action, modelCalls: 1 }, tool: effect.tool } };
+  return { events, result: { outcome: { agent: agent.name, status: 'active', action: action.action, modelCalls: 1 } } };
 }
 
 interface Effect {
   result: string;
   events: NewTaskEvent[];
-  tool?: { name: string; args: Record<string, unknown> };
 }
 
-async function actionEffect(turn: Turn, view: AgentView, transaction: Db, action: AgentAction): Promise<Effect> {
+async function actionEffect(turn: Turn, view: AgentView, transaction: Db, action: AgentAction, tool: ToolRun | undefined): Promise<Effect> {
   const { task, agent, round, stepKey } = turn;
   switch (action.action) {
     case 'tool_call': {
-      if (!action.tool || !view.tools.includes(action.tool)) return { result: `tool ${action.tool ?? '(none)'} is not one of your tools (${view.tools.join(', ') || 'none'})`, events: [] };
-      const args = action.args ?? {};
-      return {
-        result: '', tool: { name: action.tool, args },
-        events: [{ type: 'TOOL_INVOKED', agentId: agent.name, message: `Calling tool ${action.tool}`, payload: { tool: action.tool, args }, dedupeKey: `${stepKey}:invoked` }],
-      };
+      if (!tool) return { result: `tool ${action.tool ?? '(none)'} is not one of your tools (${view.tools.join(', ') || 'none'})`, events: [] };
+      await insertToolCallRows(transaction, tool.record.row ? [tool.record.row] : []);
+      return { result: '', events: [tool.invoked, ...tool.record.events] };
     }
     case 'publish_data': {
       const content = (action.data ?? '').trim();
@@ -188,17 +208,6 @@ async function sendMessage(turn: Turn, view: AgentView, transaction: Db, action:
 /** What an agent stopped at the turn limit leaves: what it published, sent or last said. */
 function lastWords(view: AgentView, action: AgentAction): string {
   return (action.data ?? action.message ?? action.key_findings ?? view.history.at(-1)?.result ?? '').slice(0, 2000);
-}
-
-/** Runs the tool the agent asked for; a re-run of the step replays the call's recorded outcome (callToolOnce). */
-async function runAgentTool(turn: Turn, name: string, args: Record<string, unknown>, cancel: AbortSignal): Promise<void> {
-  const { deps, task, agent, stepKey } = turn;
-  const tool = roleToolSet(deps.tools, task.tenantId, agent.role).offered.find((candidate) => candidate.name === name)!;
-  const outcome = await callToolOnce(deps, task, stepKey, tool, args, cancel);
-  const observed = outcome.error === undefined ? JSON.stringify(outcome.output ?? null).slice(0, 2000) : `${name} failed: ${outcome.error}`;
-  await appendEvents(deps, task.id, 'workflow', [{
-    type: 'TOOL_OBSERVATION', agentId: agent.name, message: observed, payload: { tool: name, ...(outcome.error === undefined ? {} : { error: outcome.error }) }, dedupeKey: `${stepKey}:observed`,
-  }]);
 }
 
 /** A turn whose commit a previous run of the step made: its outcome read back, with no model call. */

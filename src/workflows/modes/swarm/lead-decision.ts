@@ -69,6 +69,7 @@ export function decide(deps: Deps, task: TaskSnapshot, wake: Wake): Promise<Lead
         workspace: workspace.map((entry) => snippetOf(entry, deps.config.swarm.workspaceSnippetChars)),
         roles: [...SWARM_ROLES], maxAgents: deps.config.swarm.maxAgents,
       }),
+      prepare: async () => undefined,
       effect: async (transaction, answer, result) => {
         const decision: LeadDecision = answer.ok ? answer.value : { reasoning: `the lead's answer was not a decision (${answer.problem}): nothing changes`, actions: [{ type: 'noop' }] };
         const events = await recordDecision(deps, task, transaction, { round, wokenBy, humanMessages, inboxIds: inbox.map((message) => message.id) }, decision, result);
