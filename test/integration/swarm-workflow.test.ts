@@ -30,7 +30,7 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
     assert.ok(task.metadata.total_tokens > 0);
     assert.ok(task.metadata.model_breakdown.length >= 1);
     const events = await eventsOf(gateway(), taskId);
-    const started = events.filter((event) => event.type === 'AGENT_STARTED');
+    const started = events.filter((event) => event.type === 'AGENT_STARTED' && event.payload?.role !== undefined);
     assert.ok(started.length >= 2, `${started.length} agents started`);
     assert.ok(events.some((event) => event.type === 'LEAD_DECISION' && event.agent_id === 'swarm-lead'));
     assert.ok(events.some((event) => event.type === 'TASKLIST_UPDATED' && event.agent_id === 'swarm-lead'));
@@ -47,6 +47,9 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
     const urls = searched.flatMap((row) => [...JSON.stringify(row.output).matchAll(/"url":"(https?:[^"]+)"/g)].map((match) => match[1]));
     assert.ok(urls.some((url) => task.result.includes(url)), `the answer cites a page an agent found: ${task.result}`);
     assert.ok(events.at(-1)?.type === 'STREAM_END');
+    const { rows: files } = await gateway().sql.query(`select path, convert_from(content, 'UTF8') as text from session_files f join tasks t on t.session_id = f.session_id where t.id = $1 order by path`, [taskId]);
+    assert.deepEqual(files.map((file) => file.path), [...names].sort().map((name, index) => `findings/${name}-T${index + 1}.md`), 'each agent\'s findings are in the session workspace');
+    assert.match(files[0].text, /https:\/\/corpus\.agentgate\.example\//);
   });
 });
 

@@ -76,8 +76,8 @@ async function playTurn(turn: Turn, cancel: AbortSignal): Promise<TurnOutcome> {
       type: 'PROGRESS', agentId: agent.name, message: `${agent.name}: turn ${view.turn}`,
       payload: { stage: 'agent_iteration', agent: agent.name, turn: view.turn, round }, dedupeKey: `${stepKey}:progress`,
     }],
-    prepare: (answer) => (answer.ok ? runAgentTool(turn, view, answer.value, cancel) : Promise.resolve(undefined)),
-    effect: (transaction, answer, result, tool) => applyAction(turn, view, transaction, answer.ok ? answer.value : { action: 'invalid' as never, reasoning: answer.problem }, result, tool),
+    prepare: (answer) => (answer.ok ? runTurnTools(turn, view, answer.value, cancel) : Promise.resolve({})),
+    effect: (transaction, answer, result, tools) => applyAction(turn, view, transaction, answer.ok ? answer.value : { action: 'invalid' as never, reasoning: answer.problem }, result, tools),
   }, cancel);
   if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
   return outcome.applied.outcome;
@@ -89,22 +89,49 @@ interface ToolRun {
   invoked: NewTaskEvent;
 }
 
+interface TurnTools {
+  /** The tool a `tool_call` action asked for. */
+  asked?: ToolRun;
+  /** The findings of an agent going idle, written to the session workspace with file_write. */
+  findingsFile?: ToolRun;
+}
+
+/** The tools a turn runs before its commit: the one the agent asked for, or file_write for the findings it leaves. */
+async function runTurnTools(turn: Turn, view: AgentView, action: AgentAction, cancel: AbortSignal): Promise<TurnTools> {
+  const findings = findingsOf(view, action);
+  if (findings !== undefined) {
+    const path = `findings/${turn.agent.name}-${turn.agent.assignment ?? 'findings'}.md`;
+    return { findingsFile: await runTool(turn, 'file_write', { path, content: `# ${view.task?.description ?? 'Findings'}\n\n${findings}\n` }, 1, cancel) };
+  }
+  if (action.action !== 'tool_call' || !action.tool || !view.tools.includes(action.tool)) return {};
+  return { asked: await runTool(turn, action.tool, action.args ?? {}, 0, cancel) };
+}
+
 /**
- * Runs the tool of a `tool_call` action through the agent's role tool set, as one call of the tool loop (the step's
- * call `<stepKey>:c0`): a re-run of the step replays its recorded outcome; a tool acting outside the gateway has its
- * at-most-once claim written first. Nothing for other actions, a tool the agent does not carry, or the last turn.
+ * Runs a tool as one call of the tool loop (the step's call `<stepKey>:c<index>`): a re-run of the step replays its
+ * recorded outcome, and a tool acting outside the gateway has its at-most-once claim written first. The agent's
+ * request runs through its role's tool set; the findings file through the registry's file_write, which the workflow
+ * (not the model) calls. Undefined when the tenant has no such tool here.
  */
-async function runAgentTool(turn: Turn, view: AgentView, action: AgentAction, cancel: AbortSignal): Promise<ToolRun | undefined> {
+async function runTool(turn: Turn, name: string, input: Record<string, unknown>, index: number, cancel: AbortSignal): Promise<ToolRun | undefined> {
   const { deps, task, agent, stepKey } = turn;
-  if (action.action !== 'tool_call' || !action.tool || !view.tools.includes(action.tool) || view.turn >= view.maxTurns) return undefined;
+  const tools = index === 0 ? roleToolSet(deps.tools, task.tenantId, agent.role) : roleToolSet(deps.tools, task.tenantId, agent.role, [name]);
   const use: ToolUse = {
-    agentId: agent.name, role: agent.role, stepKey, tools: roleToolSet(deps.tools, task.tenantId, agent.role),
-    limits: { ...AGENT_TOOL_LIMITS, toolCalls: 1 }, executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: 0,
+    agentId: agent.name, role: agent.role, stepKey, tools,
+    limits: { ...AGENT_TOOL_LIMITS, toolCalls: 1 }, executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: index,
   };
-  const key = callKeyOf(use, 0);
-  const request = { toolCallId: key, toolName: action.tool, input: action.args ?? {} } as RequestedToolCall;
-  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, use, toolOf(use, action.tool)!, request, key));
+  const tool = toolOf(use, name);
+  if (!tool) return undefined;
+  const key = callKeyOf(use, index);
+  const request = { toolCallId: key, toolName: name, input } as RequestedToolCall;
+  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, use, tool, request, key));
   return { record: await runCall(deps, task, use, request, key, cancel), invoked: invokedEvent(use, request, key) };
+}
+
+/** What an agent leaves when this turn ends its work: its key findings, or at its last turn what it has. */
+function findingsOf(view: AgentView, action: AgentAction): string | undefined {
+  if (action.action === 'idle') return action.key_findings?.trim() || 'No findings.';
+  return view.turn >= view.maxTurns ? `Stopped at the limit of ${view.maxTurns} turns. ${lastWords(view, action)}` : undefined;
 }
 
 async function agentView(turn: Turn): Promise<AgentView> {
@@ -139,18 +166,22 @@ interface Applied {
 }
 
 /** The action's effect, in the commit that records the call's usage: every write of the turn lands together. */
-async function applyAction(turn: Turn, view: AgentView, transaction: Db, action: AgentAction, result: ModelTextResult, tool: ToolRun | undefined): Promise<{ events: NewTaskEvent[]; result: Applied }> {
+async function applyAction(turn: Turn, view: AgentView, transaction: Db, action: AgentAction, result: ModelTextResult, tools: TurnTools): Promise<{ events: NewTaskEvent[]; result: Applied }> {
   const { task, agent, round, stepKey } = turn;
   const lastTurn = view.turn >= view.maxTurns;
   // The last turn's tool would run for nothing: the agent goes idle with what it has.
   const effect = lastTurn && action.action === 'tool_call'
     ? { result: 'not run: the turn limit is reached', events: [] }
-    : await actionEffect(turn, view, transaction, action, tool);
-  const findings = action.action === 'idle' ? action.key_findings?.trim() || 'No findings.' : lastTurn ? `Stopped at the limit of ${view.maxTurns} turns. ${lastWords(view, action)}` : undefined;
+    : await actionEffect(turn, view, transaction, action, tools.asked);
+  const findings = findingsOf(view, action);
   const answeredBy = { model: result.model, provider: result.provider, inputTokens: result.inputTokens, outputTokens: result.outputTokens, costUsd: result.costUsd, attempts: result.attempts };
   await insertTurn(transaction, task.id, { agent: agent.name, round, action, result: effect.result, answeredBy });
   await markRead(transaction, task.id, view.inbox.map((message) => message.id), round);
   const events = [...effect.events];
+  if (tools.findingsFile) {
+    await insertToolCallRows(transaction, tools.findingsFile.record.row ? [tools.findingsFile.record.row] : []);
+    events.push(tools.findingsFile.invoked, ...tools.findingsFile.record.events);
+  }
   if (findings !== undefined) {
     await updateAgent(transaction, task.id, agent.name, { status: 'idle', findings, turns: view.turn });
     if (agent.assignment) await updateTask(transaction, task.id, agent.assignment, { status: 'completed' });
