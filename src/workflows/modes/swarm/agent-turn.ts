@@ -4,10 +4,7 @@ import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
-import { AGENT_TOOL_LIMITS, atMostOnceRows, callKeyOf, invokedEvent, runCall, toolOf, type CallRecord, type ToolUse } from '../../agent-calls/agent-tool-call.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
-import type { RequestedToolCall } from '../../../llm/stream-model-text.ts';
-import { roleToolSet } from '../../agent-calls/role-tools.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
@@ -15,11 +12,12 @@ import { runTaskStep } from '../../runtime/task-step.ts';
 import { AgentActionSchema, type AgentAction } from './swarm-answers.ts';
 import { askSwarmModel } from './swarm-call.ts';
 import { swarmMock, taskListEvent } from './swarm-events.ts';
-import { agentPrompt, historyEntry, snippetOf, type AgentView } from './swarm-prompts.ts';
+import { agentPrompt, type AgentView } from './swarm-prompts.ts';
 import {
-  countSent, insertMessages, insertTurn, insertWorkspaceEntry, LEAD, markRead, readAgents, readInbox, readTasks, readTurn, readTurns,
-  readWorkspace, turnStepName, updateAgent, updateTask, type SwarmAgent,
+  insertMessages, insertTurn, insertWorkspaceEntry, LEAD, markRead, readAgents, readTasks, readTurn, turnStepName, updateAgent, updateTask, type SwarmAgent,
 } from './swarm-queries.ts';
+import { agentView, type Turn } from './turn-context.ts';
+import { findingsOf, runTurnTools, type ToolRun, type TurnTools } from './turn-tools.ts';
 
 /** What a turn leaves for the round: the agent's status after it, and its findings as an answer once it went idle. */
 export interface TurnOutcome {
@@ -32,22 +30,12 @@ export interface TurnOutcome {
   error?: string;
 }
 
-/** Characters of a tool's output an agent reads back on later turns. */
-const TOOL_OUTPUT_CHARS = 3000;
-
-interface Turn {
-  deps: Deps;
-  task: TaskSnapshot;
-  agent: SwarmAgent;
-  round: number;
-  stepKey: string;
-}
-
 /**
- * One agent's turn in a round, as one durable step: one budgeted model call whose answer is the agent's action,
- * committed with its effect (a message, a workspace entry, going idle); a tool call then runs through the agent's
- * role tool set. The turn is keyed by (task, agent, round): a re-run after a crash that finds it recorded replays it
- * without calling the model again. A model that fails fails the agent, not the swarm (spec 4.2 rule 9).
+ * One agent's turn in a round, as one durable step: one budgeted model call whose answer is the agent's action; the
+ * tool it asks for runs (through its role's tool set) before the turn's commit, which records the usage, the action's
+ * effect (a tool's row, a message, a workspace entry, going idle) and its events together. The turn is keyed by
+ * (task, agent, round): a re-run after a crash that finds it recorded replays it without calling the model again.
+ * A model that fails fails the agent, not the swarm (spec 4.2 rule 9).
  */
 export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: number): Promise<TurnOutcome> {
   const stepKey = turnStepName(name, round);
@@ -81,84 +69,6 @@ async function playTurn(turn: Turn, cancel: AbortSignal): Promise<TurnOutcome> {
   }, cancel);
   if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
   return outcome.applied.outcome;
-}
-
-/** A tool call the agent asked for and may make, run before the turn's commit, which records it (the tool loop's pieces). */
-interface ToolRun {
-  record: CallRecord;
-  invoked: NewTaskEvent;
-}
-
-interface TurnTools {
-  /** The tool a `tool_call` action asked for. */
-  asked?: ToolRun;
-  /** The findings of an agent going idle, written to the session workspace with file_write. */
-  findingsFile?: ToolRun;
-}
-
-/** The tools a turn runs before its commit: the one the agent asked for, or file_write for the findings it leaves. */
-async function runTurnTools(turn: Turn, view: AgentView, action: AgentAction, cancel: AbortSignal): Promise<TurnTools> {
-  const findings = findingsOf(view, action);
-  if (findings !== undefined) {
-    const path = `findings/${turn.agent.name}-${turn.agent.assignment ?? 'findings'}.md`;
-    return { findingsFile: await runTool(turn, 'file_write', { path, content: `# ${view.task?.description ?? 'Findings'}\n\n${findings}\n` }, 1, cancel) };
-  }
-  if (action.action !== 'tool_call' || !action.tool || !view.tools.includes(action.tool)) return {};
-  return { asked: await runTool(turn, action.tool, action.args ?? {}, 0, cancel) };
-}
-
-/**
- * Runs a tool as one call of the tool loop (the step's call `<stepKey>:c<index>`): a re-run of the step replays its
- * recorded outcome, and a tool acting outside the gateway has its at-most-once claim written first. The agent's
- * request runs through its role's tool set; the findings file through the registry's file_write, which the workflow
- * (not the model) calls. Undefined when the tenant has no such tool here.
- */
-async function runTool(turn: Turn, name: string, input: Record<string, unknown>, index: number, cancel: AbortSignal): Promise<ToolRun | undefined> {
-  const { deps, task, agent, stepKey } = turn;
-  const tools = index === 0 ? roleToolSet(deps.tools, task.tenantId, agent.role) : roleToolSet(deps.tools, task.tenantId, agent.role, [name]);
-  const use: ToolUse = {
-    agentId: agent.name, role: agent.role, stepKey, tools,
-    limits: { ...AGENT_TOOL_LIMITS, toolCalls: 1 }, executed: 0, outputChars: 0, consecutiveErrors: 0, nextIndex: index,
-  };
-  const tool = toolOf(use, name);
-  if (!tool) return undefined;
-  const key = callKeyOf(use, index);
-  const request = { toolCallId: key, toolName: name, input } as RequestedToolCall;
-  await insertToolCallRows(deps.db, await atMostOnceRows(deps, task, use, tool, request, key));
-  return { record: await runCall(deps, task, use, request, key, cancel), invoked: invokedEvent(use, request, key) };
-}
-
-/** What an agent leaves when this turn ends its work: its key findings, or at its last turn what it has. */
-function findingsOf(view: AgentView, action: AgentAction): string | undefined {
-  if (action.action === 'idle') return action.key_findings?.trim() || 'No findings.';
-  return view.turn >= view.maxTurns ? `Stopped at the limit of ${view.maxTurns} turns. ${lastWords(view, action)}` : undefined;
-}
-
-async function agentView(turn: Turn): Promise<AgentView> {
-  const { deps, task, agent, round } = turn;
-  const limits = deps.config.swarm;
-  const [agents, tasks, turns, inbox, workspace, sent] = await Promise.all([
-    readAgents(deps.db, task.id), readTasks(deps.db, task.id), readTurns(deps.db, task.id, agent.name),
-    readInbox(deps.db, task.id, agent.name, round), readWorkspace(deps.db, task.id, limits.workspaceMaxEntries), countSent(deps.db, task.id, agent.name),
-  ]);
-  const assigned = tasks.find((candidate) => candidate.id === agent.assignment);
-  return {
-    query: task.query, name: agent.name, role: agent.role, round, turn: agent.turns + 1, maxTurns: maxTurnsOf(task, limits.maxIterationsPerAgent),
-    task: assigned ? { id: assigned.id, description: assigned.description } : null,
-    teammates: agents.filter((other) => other.name !== agent.name && other.status !== 'failed' && other.status !== 'shutdown')
-      .map((other) => ({ name: other.name, role: other.role, assignment: other.assignment })),
-    tools: roleToolSet(deps.tools, task.tenantId, agent.role).offered.map((tool) => tool.name),
-    history: turns.map((recorded) => historyEntry(recorded, TOOL_OUTPUT_CHARS)),
-    inbox: inbox.map((message) => ({ id: message.id, sender: message.sender, body: message.body })),
-    workspace: workspace.map((entry) => snippetOf(entry, limits.workspaceSnippetChars)),
-    messagesLeft: Math.max(0, limits.maxMessagesPerAgent - sent),
-  };
-}
-
-/** The top-level `max_iterations` lowers an agent's turns below the deployment's limit, never above it. */
-function maxTurnsOf(task: TaskSnapshot, limit: number): number {
-  const asked = task.options.max_iterations;
-  return typeof asked === 'number' ? Math.min(asked, limit) : limit;
 }
 
 interface Applied {
@@ -234,11 +144,6 @@ async function sendMessage(turn: Turn, view: AgentView, transaction: Db, action:
     result: `sent to ${to}`,
     events: [{ type: 'MESSAGE_SENT', agentId: agent.name, message: body.slice(0, 2000), payload: { from: agent.name, to, round }, dedupeKey: `${stepKey}:sent` }],
   };
-}
-
-/** What an agent stopped at the turn limit leaves: what it published, sent or last said. */
-function lastWords(view: AgentView, action: AgentAction): string {
-  return (action.data ?? action.message ?? action.key_findings ?? view.history.at(-1)?.result ?? '').slice(0, 2000);
 }
 
 /** A turn whose commit a previous run of the step made: its outcome read back, with no model call. */

@@ -57,11 +57,16 @@ export async function readTasks(db: Db, taskId: string): Promise<SwarmTask[]> {
     .where('task_id', '=', taskId).orderBy(sql`length(id)`).orderBy('id').execute();
 }
 
-/** Unread messages for `recipient`: the human's at once, a teammate's from the round after it was sent. */
+/**
+ * Unread messages for `recipient`: the human's at once; a teammate's from the round after it was sent, so what a turn
+ * reads does not depend on which turn of the round committed first. The lead decides after the round's turns, so it
+ * reads what they sent in the round.
+ */
 export async function readInbox(db: Db, taskId: string, recipient: string, round: number): Promise<SwarmMessage[]> {
+  const readable = recipient === LEAD ? round + 1 : round;
   return db.selectFrom('swarm_messages').select(['id', 'sender', 'recipient', 'body'])
     .where('task_id', '=', taskId).where('recipient', '=', recipient).where('read_round', 'is', null)
-    .where((where) => where.or([where('sent_round', 'is', null), where('sent_round', '<', round)]))
+    .where((where) => where.or([where('sent_round', 'is', null), where('sent_round', '<', readable)]))
     .orderBy('created_at').orderBy('id').execute();
 }
 
