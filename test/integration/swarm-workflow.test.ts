@@ -35,6 +35,8 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
     assert.ok(events.some((event) => event.type === 'LEAD_DECISION' && event.agent_id === 'swarm-lead'));
     assert.ok(events.some((event) => event.type === 'TASKLIST_UPDATED' && event.agent_id === 'swarm-lead'));
     assert.ok(events.some((event) => event.type === 'TEAM_STATUS'));
+    const stages = new Set(events.filter((event) => event.type === 'PROGRESS').map((event) => event.payload?.stage));
+    for (const stage of ['planning', 'agent_iteration', 'synthesizing']) assert.ok(stages.has(stage), `PROGRESS ${stage}`);
     const names = new Set(started.map((event) => event.agent_id));
     assert.ok(events.some((event) => event.type === 'MESSAGE_SENT' && names.has(event.agent_id) && names.has(event.payload.to)), 'a message between agents');
     const { rows: read } = await gateway().sql.query('select count(*)::int as read from swarm_messages where task_id = $1 and sender != $2 and read_round is not null', [taskId, 'lead']);

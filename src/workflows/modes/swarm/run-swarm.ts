@@ -95,7 +95,12 @@ async function announceStop(deps: Deps, task: TaskSnapshot, stoppedBy: string): 
 
 /** The team's findings combined (team/synthesis.ts); a swarm in which no agent found anything has failed. */
 async function synthesize(deps: Deps, task: TaskSnapshot): Promise<AgentAnswer> {
-  const findings = await runTaskStep(deps, 'swarm:findings', () => collectFindings(deps.db, task.id, deps.config.swarm.workspaceSnippetChars));
+  const findings = await runTaskStep(deps, 'swarm:findings', async () => {
+    await appendEvents(deps, task.id, 'workflow', [{
+      type: 'PROGRESS', agentId: LEAD_AGENT_ID, message: 'Synthesizing the team\'s findings', payload: { stage: 'synthesizing' }, dedupeKey: 'swarm:synthesizing',
+    }]);
+    return collectFindings(deps.db, task.id, deps.config.swarm.workspaceSnippetChars);
+  });
   if (!findings.results.some((result) => result.ok)) {
     const failures = findings.results.map((result) => (result.ok ? '' : `${result.subtaskId}: ${result.error}`)).filter(Boolean);
     throw new SwarmFailedError(failures.length > 0 ? `every swarm agent failed: ${failures.join('; ')}`.slice(0, 2000) : 'the swarm found nothing');
