@@ -7,7 +7,7 @@ import { changeTask } from '../../../task-state/change-task.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
-import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { AgentActionSchema, type AgentAction } from './swarm-answers.ts';
 import { askSwarmModel } from './swarm-call.ts';
@@ -19,15 +19,13 @@ import {
 import { agentView, type Turn } from './turn-context.ts';
 import { findingsOf, runTurnTools, type ToolRun, type TurnTools } from './turn-tools.ts';
 
-/** What a turn leaves for the round: the agent's status after it, and its findings as an answer once it went idle. */
+/** What a turn leaves for the round: the agent's status after it (what it found is in the swarm's tables). */
 export interface TurnOutcome {
   agent: string;
   status: SwarmAgentStatus;
   action: string;
   /** Model calls the turn made (0 when the agent had no turn to take). */
   modelCalls: number;
-  answer?: AgentAnswer;
-  error?: string;
 }
 
 /**
@@ -99,7 +97,7 @@ async function applyAction(turn: Turn, view: AgentView, transaction: Db, action:
       { type: 'AGENT_COMPLETED', agentId: agent.name, message: findings.slice(0, 2000), payload: { task_id: agent.assignment, turns: view.turn }, dedupeKey: `${stepKey}:completed` },
       taskListEvent(await readTasks(transaction, task.id), stepKey),
     );
-    return { events, result: { outcome: { agent: agent.name, status: 'idle', action: action.action, modelCalls: 1, answer: { ...result, text: findings, agentId: agent.name } } } };
+    return { events, result: { outcome: { agent: agent.name, status: 'idle', action: action.action, modelCalls: 1 } } };
   }
   await updateAgent(transaction, task.id, agent.name, { turns: view.turn });
   return { events, result: { outcome: { agent: agent.name, status: 'active', action: action.action, modelCalls: 1 } } };
@@ -147,19 +145,14 @@ async function sendMessage(turn: Turn, view: AgentView, transaction: Db, action:
 }
 
 /** A turn whose commit a previous run of the step made: its outcome read back, with no model call. */
-function recordedOutcome(now: SwarmAgent, recorded: { action: unknown; answered_by: unknown }): TurnOutcome {
-  const agent = now;
-  const action = String((recorded.action as { action?: string }).action);
-  const answer = now.status === 'idle' && now.findings !== null
-    ? { ...(recorded.answered_by as Omit<ModelTextResult, 'text'>), text: now.findings, agentId: agent.name }
-    : undefined;
-  return { agent: agent.name, status: now.status, action, modelCalls: 1, ...(answer ? { answer } : {}) };
+function recordedOutcome(agent: SwarmAgent, recorded: { action: unknown }): TurnOutcome {
+  return { agent: agent.name, status: agent.status, action: String((recorded.action as { action?: string }).action), modelCalls: 1 };
 }
 
 async function failAgent(turn: Turn, error: string): Promise<TurnOutcome> {
   const { deps, task, agent, stepKey } = turn;
   await changeTask(deps, task.id, 'workflow', async (transaction) => ({ events: await markFailed(transaction, task.id, agent, error, stepKey) }));
-  return { agent: agent.name, status: 'failed', action: 'failed', modelCalls: 1, error };
+  return { agent: agent.name, status: 'failed', action: 'failed', modelCalls: 1 };
 }
 
 /** An agent that failed (its model, or its time limit): its task goes back to the list for the lead to give out again. */
