@@ -3,7 +3,7 @@ import type { Db } from '../../../db/database.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
 import type { SubtaskResult } from '../../team/subtask-agent.ts';
 import type { Subtask } from '../../planning/plan.ts';
-import { readAgents, readTasks, turnStepKeyPrefix } from './swarm-queries.ts';
+import { readAgents, readTasks, TURN_STEP_PREFIX } from './swarm-queries.ts';
 
 export interface TeamFindings {
   results: SubtaskResult[];
@@ -38,14 +38,14 @@ async function publishedBy(db: Db, taskId: string): Promise<Map<string, string>>
   return new Map(rows.map((row) => [row.author, row.content]));
 }
 
-/** What each agent's tools returned: a search's hits as title, url and snippet; other output cut to a snippet. */
+/** What the tools each agent asked for returned: a search's hits as title, url and snippet; other output cut to a snippet. */
 async function toolFindingsBy(db: Db, taskId: string, snippetChars: number): Promise<Map<string, string>> {
   const rows = await db.selectFrom('tool_calls').select(['call_key', 'output'])
-    .where('task_id', '=', taskId).where('error', 'is', null).where(sql<boolean>`starts_with(call_key, ${turnStepKeyPrefix()})`)
+    .where('task_id', '=', taskId).where('error', 'is', null).where('call_key', 'like', `${TURN_STEP_PREFIX}%:c0`)
     .orderBy('created_at').execute();
   const byAgent = new Map<string, string[]>();
   for (const row of rows) {
-    const agent = row.call_key.slice(turnStepKeyPrefix().length).split(':')[0];
+    const agent = row.call_key.slice(TURN_STEP_PREFIX.length).split(':')[0];
     byAgent.set(agent, [...byAgent.get(agent) ?? [], describeOutput(row.output, snippetChars)]);
   }
   return new Map([...byAgent].map(([agent, parts]) => [agent, `Tools returned: ${parts.join(' ')}`]));

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { SwarmAgentStatus, SwarmTaskStatus } from '../../../db/schema.ts';
 
-/** The swarm's shared state (migration 0027). Writes happen inside a turn's or the lead's step, keyed so a re-run writes nothing twice. */
+// The swarm's shared state (migration 0027). Writes happen inside a turn's or the lead's step, keyed so that a re-run
+// of the step writes nothing twice.
 
 export interface SwarmAgent {
   name: string;
@@ -81,7 +82,7 @@ export async function readTurns(db: Db, taskId: string, agent: string): Promise<
   const { rows } = await sql<{ round: number; action: unknown; result: string; output: unknown; error: string | null }>`
     select t.round, t.action, t.result, c.output, c.error
     from swarm_turns t
-    left join tool_calls c on c.task_id = t.task_id and c.call_key = ${turnStepKeyPrefix()} || t.agent || ':' || t.round || ':c0'
+    left join tool_calls c on c.task_id = t.task_id and c.call_key = ${TURN_STEP_PREFIX} || t.agent || ':' || t.round || ':c0'
     where t.task_id = ${taskId} and t.agent = ${agent}
     order by t.round`.execute(db);
   return rows.map((row) => ({ round: row.round, action: row.action, result: row.result, toolOutput: row.output, toolError: row.error }));
@@ -92,8 +93,9 @@ export async function readTurn(db: Db, taskId: string, agent: string, round: num
     .where('task_id', '=', taskId).where('agent', '=', agent).where('round', '=', round).executeTakeFirst();
 }
 
-export const turnStepKeyPrefix = () => 'swarm:turn:';
-export const turnStepName = (agent: string, round: number) => `${turnStepKeyPrefix()}${agent}:${round}`;
+export const TURN_STEP_PREFIX = 'swarm:turn:';
+/** An agent's turn's step; its tool calls are `<step>:c0` (the one it asked for) and `<step>:c1` (its findings file). */
+export const turnStepName = (agent: string, round: number) => `${TURN_STEP_PREFIX}${agent}:${round}`;
 
 export async function insertTurn(db: Db, taskId: string, turn: { agent: string; round: number; action: unknown; result: string; answeredBy: unknown }): Promise<void> {
   await db.insertInto('swarm_turns')
