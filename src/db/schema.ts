@@ -356,7 +356,7 @@ export interface SwarmAgentsTable {
   status: SwarmAgentStatus;
   assignment: string | null;
   spawned_round: number;
-  spawned_at: Generated<Timestamp>;
+  spawned_at: Timestamp;
   turns: Generated<number>;
   findings: string | null;
   error: string | null;

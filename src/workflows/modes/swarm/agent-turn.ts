@@ -14,8 +14,10 @@ import { askSwarmModel } from './swarm-call.ts';
 import { swarmMock, taskListEvent } from './swarm-events.ts';
 import { agentPrompt, type AgentView } from './swarm-prompts.ts';
 import {
-  insertMessages, insertTurn, insertWorkspaceEntry, LEAD, markRead, readAgents, readTasks, readTurn, turnStepName, updateAgent, updateTask, type SwarmAgent,
+  hasUnread, insertMessages, insertTurn, insertWorkspaceEntry, LEAD, markRead, readAgents, readTasks, readTurn, turnStepName, updateAgent, updateTask,
+  type SwarmAgent,
 } from './swarm-queries.ts';
+import { tokensUsed } from './swarm-findings.ts';
 import { agentView, type Turn } from './turn-context.ts';
 import { findingsOf, runTurnTools, type ToolRun, type TurnTools } from './turn-tools.ts';
 
@@ -23,9 +25,20 @@ import { findingsOf, runTurnTools, type ToolRun, type TurnTools } from './turn-t
 export interface TurnOutcome {
   agent: string;
   status: SwarmAgentStatus;
+  /** The action taken; `timed_out` when the agent's time was up before its turn. */
   action: string;
   /** Model calls the turn made (0 when the agent had no turn to take). */
   modelCalls: number;
+}
+
+/** A turn's outcome with what the round reads after it, all as recorded by the step, so a replay decides the same. */
+export interface PlayedTurn extends TurnOutcome {
+  /** Messages wait for the lead (a human's, or an agent's): it decides this round. */
+  leadHasMail: boolean;
+  /** Tokens of the task's model calls once the turn ended (spec 8: max_total_tokens). */
+  tokens: number;
+  /** When the turn ended (spec 8: max_wall_clock_minutes). */
+  endedAtMs: number;
 }
 
 /**
@@ -35,21 +48,33 @@ export interface TurnOutcome {
  * (task, agent, round): a re-run after a crash that finds it recorded replays it without calling the model again.
  * A model that fails fails the agent, not the swarm (spec 4.2 rule 9).
  */
-export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: number): Promise<TurnOutcome> {
+export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: number): Promise<PlayedTurn> {
   const stepKey = turnStepName(name, round);
   return runTaskStep(deps, stepKey, () => withCancelWatch(deps, task.id, async (cancel) => {
-    const agent = (await readAgents(deps.db, task.id)).find((candidate) => candidate.name === name);
-    const recorded = await readTurn(deps.db, task.id, name, round);
-    if (agent && recorded) return recordedOutcome(agent, recorded);
-    if (!agent || agent.status !== 'active') return { agent: name, status: agent?.status ?? 'shutdown', action: 'none', modelCalls: 0 };
-    const turn: Turn = { deps, task, agent, round, stepKey };
-    try {
-      return await playTurn(turn, cancel);
-    } catch (error) {
-      if (endsTheTask(error) || deps.handingOver.aborted) throw error;
-      return failAgent(turn, error instanceof Error ? error.message : String(error));
-    }
+    const outcome = await turnOf(deps, task, name, round, cancel);
+    const [leadHasMail, tokens] = await Promise.all([hasUnread(deps.db, task.id, LEAD, round), tokensUsed(deps.db, task.id)]);
+    return { ...outcome, leadHasMail, tokens, endedAtMs: Date.now() };
   }));
+}
+
+async function turnOf(deps: Deps, task: TaskSnapshot, name: string, round: number, cancel: AbortSignal): Promise<TurnOutcome> {
+  const stepKey = turnStepName(name, round);
+  const agent = (await readAgents(deps.db, task.id)).find((candidate) => candidate.name === name);
+  const recorded = await readTurn(deps.db, task.id, name, round);
+  if (agent && recorded) return recordedOutcome(agent, recorded);
+  if (!agent || agent.status !== 'active') return { agent: name, status: agent?.status ?? 'shutdown', action: 'none', modelCalls: 0 };
+  const turn: Turn = { deps, task, agent, round, stepKey };
+  const { agentTimeoutSeconds } = deps.config.swarm;
+  if (agent.spawnedAt.getTime() + agentTimeoutSeconds * 1000 <= Date.now()) {
+    await failAgent(turn, `timed out after agent_timeout_seconds (${agentTimeoutSeconds})`);
+    return { agent: name, status: 'failed', action: 'timed_out', modelCalls: 0 };
+  }
+  try {
+    return await playTurn(turn, cancel);
+  } catch (error) {
+    if (endsTheTask(error) || deps.handingOver.aborted) throw error;
+    return failAgent(turn, error instanceof Error ? error.message : String(error));
+  }
 }
 
 async function playTurn(turn: Turn, cancel: AbortSignal): Promise<TurnOutcome> {

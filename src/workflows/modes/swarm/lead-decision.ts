@@ -10,9 +10,7 @@ import { LeadDecisionSchema, type LeadDecision } from './swarm-answers.ts';
 import { askSwarmModel } from './swarm-call.ts';
 import { LEAD_AGENT_ID, swarmMock } from './swarm-events.ts';
 import { leadPrompt, snippetOf } from './swarm-prompts.ts';
-import { changeTask } from '../../../task-state/change-task.ts';
-import { markFailed } from './agent-turn.ts';
-import { insertTurn, LEAD, markRead, overdueAgents, readAgents, readInbox, readTasks, readTurn, readWorkspace, type SwarmAgent } from './swarm-queries.ts';
+import { insertTurn, LEAD, markRead, readAgents, readInbox, readTasks, readTurn, readWorkspace, type SwarmAgent } from './swarm-queries.ts';
 import { tokensUsed } from './swarm-findings.ts';
 import { SWARM_ROLES } from './swarm-roles.ts';
 
@@ -40,21 +38,20 @@ interface Wake {
 }
 
 /**
- * The lead's step of a round (`swarm:lead:<n>`; round 0 plans). The lead is asked only when something woke it: an
- * agent went idle or failed, a message reached it (a human's or an agent's), or every `leadCheckpointRounds` rounds;
- * otherwise the step reads the team and returns. Its decision and every action's effect commit with the call's usage,
+ * The lead's step of a round (`swarm:lead:<n>`; round 0 plans), which the round runs only when something woke the lead
+ * (run-swarm.ts): an agent went idle, failed or timed out, a message waits for it (a human's or an agent's), or every
+ * `leadCheckpointRounds` rounds; should nothing be left to read by then, the step reads the team and returns. Its decision and every action's effect commit with the call's usage,
  * recorded as the lead's turn of the round, so a re-run after a crash that finds it recorded does not ask again.
  */
 export function decide(deps: Deps, task: TaskSnapshot, wake: Wake): Promise<LeadOutcome> {
   return runTaskStep(deps, `swarm:lead:${wake.round}`, () => withCancelWatch(deps, task.id, async (cancel) => {
     const { round } = wake;
-    const overdue = await timeOutAgents(deps, task, round);
     const [agents, inbox, recorded] = await Promise.all([
       readAgents(deps.db, task.id), readInbox(deps.db, task.id, LEAD, round), readTurn(deps.db, task.id, LEAD, round),
     ]);
     const tokens = await tokensUsed(deps.db, task.id);
     if (recorded) return outcomeOf(agents, tokens, recorded.action as LeadDecision, { ...(recorded.answered_by as ModelTextResult), text: '' }, true);
-    const wokenBy = [...wake.events, ...overdue.map((name) => `${name} timed out`), ...(inbox.length > 0 ? ['message'] : []), ...(round > 0 && round % deps.config.swarm.leadCheckpointRounds === 0 ? ['checkpoint'] : [])];
+    const wokenBy = [...wake.events, ...(inbox.length > 0 ? ['message'] : []), ...(round > 0 && round % deps.config.swarm.leadCheckpointRounds === 0 ? ['checkpoint'] : [])];
     if (round > 0 && wokenBy.length === 0) return outcomeOf(agents, tokens, undefined, undefined, false);
     const [tasks, workspace] = await Promise.all([readTasks(deps.db, task.id), readWorkspace(deps.db, task.id, deps.config.swarm.workspaceMaxEntries)]);
     const humanMessages = inbox.filter((message) => message.sender === 'user').map((message) => message.body);
@@ -79,17 +76,6 @@ export function decide(deps: Deps, task: TaskSnapshot, wake: Wake): Promise<Lead
     if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
     return outcomeOf(await readAgents(deps.db, task.id), await tokensUsed(deps.db, task.id), outcome.applied, outcome.result, true);
   }));
-}
-
-/** Agents past agent_timeout_seconds fail (their tasks go back to the list); the lead hears of it. */
-async function timeOutAgents(deps: Deps, task: TaskSnapshot, round: number): Promise<string[]> {
-  const { agentTimeoutSeconds } = deps.config.swarm;
-  const overdue = await overdueAgents(deps.db, task.id, agentTimeoutSeconds);
-  if (overdue.length === 0) return [];
-  await changeTask(deps, task.id, 'workflow', async (transaction) => ({
-    events: (await Promise.all(overdue.map((agent) => markFailed(transaction, task.id, agent, `timed out after agent_timeout_seconds (${agentTimeoutSeconds})`, `swarm:lead:${round}`)))).flat(),
-  }));
-  return overdue.map((agent) => agent.name);
 }
 
 interface Reading {

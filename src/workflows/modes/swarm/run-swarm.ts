@@ -5,7 +5,7 @@ import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
-import { takeTurn, type TurnOutcome } from './agent-turn.ts';
+import { takeTurn, type PlayedTurn } from './agent-turn.ts';
 import { decide, type LeadOutcome } from './lead-decision.ts';
 import { LEAD_AGENT_ID } from './swarm-events.ts';
 import { collectFindings, tokensUsed } from './swarm-findings.ts';
@@ -22,6 +22,11 @@ interface Progress {
   /** Model calls so far, the synthesis not counted. */
   calls: number;
   lead: LeadOutcome;
+  /** The agents that take a turn next round. */
+  active: string[];
+  /** Tokens of the task's calls so far, and when the last step that read them ended (spec 8 limits). */
+  tokens: number;
+  nowMs: number;
 }
 
 /**
@@ -32,10 +37,10 @@ interface Progress {
  * with the lead's reply or a synthesis of the agents' findings. Limits (spec 8) end it early with what was found.
  */
 export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
-  const progress: Progress = { round: 0, calls: 0, lead: await decide(deps, task, { round: 0, events: [] }) };
-  progress.calls += progress.lead.called ? 1 : 0;
+  const lead = await decide(deps, task, { round: 0, events: [] });
+  const progress: Progress = { round: 0, calls: lead.called ? 1 : 0, lead, active: lead.active, tokens: lead.tokens, nowMs: lead.nowMs };
   let stoppedBy: string | undefined;
-  while (!progress.lead.done && progress.lead.active.length > 0) {
+  while (!progress.lead.done && progress.active.length > 0) {
     stoppedBy = limitReached(deps, task, progress);
     if (stoppedBy) break;
     await playRound(deps, task, progress);
@@ -52,31 +57,45 @@ export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<
   };
 }
 
+/**
+ * A round: its checkpoint, a turn for every active agent, then the lead's step when something woke it (an agent went
+ * idle, failed or timed out, a message waits for it, or every `leadCheckpointRounds` rounds). What decides that is in
+ * the turns' recorded outcomes, so a replay runs the same steps; a round that wakes nobody writes no lead step.
+ */
 async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
   const round = ++progress.round;
   await checkpoint(deps, task, `swarm_round_${round}`);
   // Every turn's step ends before the round goes on, even when one throws (a cancel, a park for a spent budget).
-  const settled = await Promise.allSettled(progress.lead.active.map((name) => takeTurn(deps, task, name, round)));
+  const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round)));
   const thrown = settled.find((outcome) => outcome.status === 'rejected');
   if (thrown) throw thrown.reason;
-  const turns = settled.map((outcome) => (outcome as PromiseFulfilledResult<TurnOutcome>).value);
+  const turns = settled.map((outcome) => (outcome as PromiseFulfilledResult<PlayedTurn>).value);
   progress.calls += turns.reduce((sum, turn) => sum + turn.modelCalls, 0);
-  const events = turns.filter((turn) => turn.status === 'idle' || turn.status === 'failed').map((turn) => `${turn.agent} ${turn.status === 'idle' ? 'went idle' : 'failed'}`);
+  progress.tokens = Math.max(progress.tokens, ...turns.map((turn) => turn.tokens));
+  progress.nowMs = Math.max(progress.nowMs, ...turns.map((turn) => turn.endedAtMs));
+  const events = turns.filter((turn) => turn.status !== 'active').map(describeEnd);
+  const checkpointDue = round % deps.config.swarm.leadCheckpointRounds === 0;
+  if (events.length === 0 && !checkpointDue && !turns.some((turn) => turn.leadHasMail)) return;
   progress.lead = await decide(deps, task, { round, events });
   progress.calls += progress.lead.called ? 1 : 0;
+  progress.active = progress.lead.active;
+  progress.tokens = progress.lead.tokens;
+  progress.nowMs = progress.lead.nowMs;
 }
+
+const describeEnd = (turn: PlayedTurn) => `${turn.agent} ${turn.action === 'timed_out' ? 'timed out' : turn.status === 'idle' ? 'went idle' : turn.status}`;
 
 /**
  * The first swarm limit (spec 8) another round would pass, said plainly; the round is not played. A round may call
  * the model once per active agent and once for the lead, and the synthesis once more.
  */
-function limitReached(deps: Deps, task: TaskSnapshot, { calls, lead }: Progress): string | undefined {
+function limitReached(deps: Deps, task: TaskSnapshot, { calls, active, tokens, nowMs }: Progress): string | undefined {
   const limits = deps.config.swarm;
-  if (calls + lead.active.length + 2 > limits.maxTotalLlmCalls) {
+  if (calls + active.length + 2 > limits.maxTotalLlmCalls) {
     return `max_total_llm_calls (${limits.maxTotalLlmCalls}): ${calls} model calls made, another round could pass the limit`;
   }
-  if (lead.tokens >= limits.maxTotalTokens) return `max_total_tokens (${limits.maxTotalTokens}): ${lead.tokens} tokens used`;
-  if (runningMs(task, lead.nowMs) >= limits.maxWallClockMinutes * 60_000) return `max_wall_clock_minutes (${limits.maxWallClockMinutes})`;
+  if (tokens >= limits.maxTotalTokens) return `max_total_tokens (${limits.maxTotalTokens}): ${tokens} tokens used`;
+  if (runningMs(task, nowMs) >= limits.maxWallClockMinutes * 60_000) return `max_wall_clock_minutes (${limits.maxWallClockMinutes})`;
   return undefined;
 }
 

@@ -13,6 +13,7 @@ export interface SwarmAgent {
   turns: number;
   findings: string | null;
   error: string | null;
+  spawnedAt: Date;
 }
 
 export interface SwarmTask {
@@ -49,7 +50,7 @@ export interface RecordedTurn {
 export const LEAD = 'lead';
 
 export async function readAgents(db: Db, taskId: string): Promise<SwarmAgent[]> {
-  return db.selectFrom('swarm_agents').select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error'])
+  return db.selectFrom('swarm_agents').select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error', 'spawned_at as spawnedAt'])
     .where('task_id', '=', taskId).orderBy('spawned_round').orderBy('name').execute();
 }
 
@@ -69,6 +70,11 @@ export async function readInbox(db: Db, taskId: string, recipient: string, round
     .where('task_id', '=', taskId).where('recipient', '=', recipient).where('read_round', 'is', null)
     .where((where) => where.or([where('sent_round', 'is', null), where('sent_round', '<', readable)]))
     .orderBy('created_at').orderBy('id').execute();
+}
+
+/** Whether `recipient` has a message to read in `round` (readInbox's rule), without reading them. */
+export async function hasUnread(db: Db, taskId: string, recipient: string, round: number): Promise<boolean> {
+  return (await readInbox(db, taskId, recipient, round)).length > 0;
 }
 
 export async function readWorkspace(db: Db, taskId: string, entries: number): Promise<WorkspaceEntry[]> {
@@ -137,13 +143,6 @@ export async function insertAgent(db: Db, taskId: string, agent: { name: string;
 
 export async function updateAgent(db: Db, taskId: string, name: string, change: Partial<Pick<SwarmAgent, 'status' | 'assignment' | 'findings' | 'error'>> & { turns?: number }): Promise<void> {
   await db.updateTable('swarm_agents').set(change).where('task_id', '=', taskId).where('name', '=', name).execute();
-}
-
-/** Active agents spawned longer ago than the limit (spec 8: agent_timeout_seconds). */
-export async function overdueAgents(db: Db, taskId: string, timeoutSeconds: number): Promise<SwarmAgent[]> {
-  return db.selectFrom('swarm_agents').select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error'])
-    .where('task_id', '=', taskId).where('status', '=', 'active')
-    .where(sql<boolean>`spawned_at < now() - make_interval(secs => ${timeoutSeconds})`).execute();
 }
 
 export async function upsertTask(db: Db, taskId: string, task: { id: string; description: string; depends_on: string[] }, createdBy: string): Promise<void> {
