@@ -2,10 +2,10 @@
  * Swarm benchmark (issue 28): a 5-agent swarm with the mock model answering after MODEL_DELAY_MS per call, over the
  * fixture corpus. Swarms run one at a time, with agents searching SEARCHES[0] times, then SEARCHES[1] times. Per
  * swarm: wall time (started_at → completed_at, server clock), model calls, messages, agent turns, and write
- * transactions (by transaction id, over the whole gateway while it ran: the engine's step records, ours, and any
- * background sweep). Writes per agent turn are the difference between the two kinds of swarm over the difference in
- * turns (so the submission, the lead's plan, the synthesis and the completion cancel out; a round's checkpoint and the
- * lead's step stay in, shared by its five turns). The gateway's share of wall time is what is left once the model's
+ * transactions (by transaction id, over the whole gateway while it ran, less its idle rate of writes — heartbeats and
+ * sweeps — measured with no task). Writes per agent turn are the difference between the two kinds of swarm over the
+ * difference in turns (so the submission, the lead's plan, the synthesis and the completion cancel out; a round's
+ * checkpoint and any lead step stay in, shared by its five turns). The gateway's share of wall time is what is left once the model's
  * time on the critical path is taken out: the lead's calls and the synthesis one after another, and one call per round
  * (the agents of a round answer at once), each call as long as the mock takes alone (measured here, in-process).
  * Prints a Markdown section and appends it to bench/RESULTS.md. Usage: node bench/swarm/run.ts [--no-record]
@@ -26,6 +26,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODEL_DELAY_MS = 200;
 const SWARMS = 3;
 const SEARCHES = [2, 4] as const;
+const IDLE_SECONDS = 10;
 const TARGETS = { writeTransactionsPerTurn: 3, gatewayShare: 0.05 };
 const TASKS = [
   'How geothermal plants make electricity', 'How tidal power works', 'How heat pumps heat a house',
@@ -49,9 +50,11 @@ async function main(argv: string[]): Promise<void> {
   const gateway = await startGateway({ root: ROOT, profileDir: undefined, env: { WEB_SEARCH_PROVIDER: 'fixture' } });
   const pool = openPool(gateway.databaseUrl, 2);
   const runs: SwarmRun[] = [];
+  let idleWritesPerSecond: number;
   try {
     log('warm-up swarm');
     await runSwarm(gateway, pool, SEARCHES[0]);
+    idleWritesPerSecond = await measureIdleWrites(pool);
     for (const searches of SEARCHES) {
       for (let index = 0; index < SWARMS; index += 1) {
         runs.push(await runSwarm(gateway, pool, searches));
@@ -62,7 +65,7 @@ async function main(argv: string[]): Promise<void> {
     await pool.end();
     await gateway.stop();
   }
-  const section = formatSection(commit, runs, await measureMockCall());
+  const section = formatSection(commit, runs.map((run) => ({ ...run, writes: run.writes - idleWritesPerSecond * run.wallMs / 1000 })), await measureMockCall(), idleWritesPerSecond);
   console.log(`\n${section}`);
   if (!argv.includes('--no-record')) await appendSection(path.join(ROOT, 'bench/RESULTS.md'), section);
 }
@@ -101,6 +104,14 @@ async function waitForCompletion(pool: pg.Pool, taskId: string): Promise<void> {
   }
 }
 
+/** Write transactions per second of the gateway doing no task (heartbeats, sweeps): taken off each swarm's count. */
+async function measureIdleWrites(pool: pg.Pool): Promise<number> {
+  const before = await transactionId(pool);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return Number(await transactionId(pool) - before - 1n) / ((performance.now() - started) / 1000);
+}
+
 async function transactionId(pool: pg.Pool): Promise<bigint> {
   const { rows } = await pool.query<{ id: string }>('select pg_current_xact_id()::text as id');
   return BigInt(rows[0].id);
@@ -123,7 +134,7 @@ async function measureMockCall(): Promise<number> {
 /** The model's time on the critical path: every lead call and the synthesis in turn, and one call per round. */
 const modelCriticalMs = (run: SwarmRun, callMs: number) => (run.leadCalls + 1 + run.rounds) * callMs;
 
-function formatSection(commit: string, runs: SwarmRun[], callMs: number): string {
+function formatSection(commit: string, runs: SwarmRun[], callMs: number, idleWritesPerSecond: number): string {
   const mean = (of: SwarmRun[], value: (run: SwarmRun) => number) => of.reduce((sum, run) => sum + value(run), 0) / of.length;
   const [fewer, more] = SEARCHES.map((searches) => runs.filter((run) => run.searches === searches));
   const writesPerTurn = (mean(more, (run) => run.writes) - mean(fewer, (run) => run.writes)) / (mean(more, (run) => run.turns) - mean(fewer, (run) => run.turns));
@@ -139,10 +150,11 @@ function formatSection(commit: string, runs: SwarmRun[], callMs: number): string
     '',
     '| searches per agent | wall ms | model calls | lead calls | rounds | agent turns | messages | write transactions | model on the critical path ms | gateway share |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...runs.map((run) => `| ${run.searches} | ${run.wallMs.toFixed(0)} | ${run.modelCalls} | ${run.leadCalls} | ${run.rounds} | ${run.turns} | ${run.messages} | ${run.writes} | `
+    ...runs.map((run) => `| ${run.searches} | ${run.wallMs.toFixed(0)} | ${run.modelCalls} | ${run.leadCalls} | ${run.rounds} | ${run.turns} | ${run.messages} | ${run.writes.toFixed(0)} | `
       + `${modelCriticalMs(run, callMs).toFixed(0)} | ${(100 * shareOf(run)).toFixed(1)} % |`),
     '',
-    `Write transactions per agent turn: ${writesPerTurn.toFixed(2)} (the difference between the two kinds of swarm over the difference in turns). `
+    `Write transactions per agent turn: ${writesPerTurn.toFixed(2)} (the difference between the two kinds of swarm over the difference in turns; `
+      + `each swarm's count less the gateway's idle writes, ${idleWritesPerSecond.toFixed(2)} per second measured over ${IDLE_SECONDS} s with no task). `
       + `Targets (issue 28): ≤ ${TARGETS.writeTransactionsPerTurn} write transactions per agent turn (${met(writesPerTurn, TARGETS.writeTransactionsPerTurn)}); `
       + `gateway share of wall time ≤ ${TARGETS.gatewayShare * 100} % (${(share * 100).toFixed(1)} %: ${met(share, TARGETS.gatewayShare)}).`,
   ].join('\n');
