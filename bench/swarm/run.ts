@@ -10,6 +10,7 @@
  * (the agents of a round answer at once), each call as long as the mock takes alone (measured here, in-process).
  * Prints a Markdown section and appends it to bench/RESULTS.md. Usage: node bench/swarm/run.ts [--no-record]
  */
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
@@ -144,7 +145,7 @@ function formatSection(commit: string, runs: SwarmRun[], callMs: number, idleWri
   return [
     `## Swarm (\`bench/swarm/run.ts\`), ${new Date().toISOString().slice(0, 19)}`,
     '',
-    `${machineLine()}; commit ${commit}; ${SWARMS} swarms of each kind one at a time after one warm-up; 5 agents, each searching ${SEARCHES.join(' or ')} times, `
+    `${machineLine()}; load average ${os.loadavg().map((load) => load.toFixed(1)).join(', ')} at the end (the machine is shared); commit ${commit}; ${SWARMS} swarms of each kind one at a time after one warm-up; 5 agents, each searching ${SEARCHES.join(' or ')} times, `
       + `then messaging a teammate or publishing, then going idle; mock model answering after ${MODEL_DELAY_MS} ms per call (${callMs.toFixed(1)} ms `
       + 'measured alone, in-process), fixture web search.',
     '',
