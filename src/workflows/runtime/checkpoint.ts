@@ -7,15 +7,16 @@ import { waitForSignal } from './durable-wait.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 import { runTaskStep } from './task-step.ts';
 
-interface ControlFlags { pauseRequested: boolean; cancelRequested: boolean }
+export interface ControlFlags { pauseRequested: boolean; cancelRequested: boolean }
 
 /**
  * A named point where the workflow honours pause and cancel (spec 3.1). The control state is read in a
- * step, so a replay takes the same path. Paused, the task waits for the `pause` signal (runtime/durable-wait.ts),
+ * step, so a replay takes the same path; a caller whose step has just read it (a swarm's round) passes it as
+ * `known`, sparing a step. Paused, the task waits for the `pause` signal (runtime/durable-wait.ts),
  * which resume delivers. The time spent paused does not count against the task's deadline.
  */
-export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string): Promise<void> {
-  const flags = await runTaskStep(deps, `checkpoint:${name}`, () => readControl(deps, task.id));
+export async function checkpoint(deps: Deps, task: TaskSnapshot, name: string, known?: ControlFlags): Promise<void> {
+  const flags = known ?? await runTaskStep(deps, `checkpoint:${name}`, () => readControl(deps, task.id));
   if (flags.cancelRequested) throw new TaskCancelledError(name);
   if (!flags.pauseRequested) return;
   const pausedAtMs = await runTaskStep(deps, `paused:${name}`, () => announcePaused(deps, task.id, name));

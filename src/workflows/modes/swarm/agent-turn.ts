@@ -6,6 +6,7 @@ import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
+import { readControl, type ControlFlags } from '../../runtime/checkpoint.ts';
 import { endsTheTask } from '../../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
@@ -39,6 +40,8 @@ export interface PlayedTurn extends TurnOutcome {
   tokens: number;
   /** When the turn ended (spec 8: max_wall_clock_minutes). */
   endedAtMs: number;
+  /** Pause and cancel as the turn ended: the next round's checkpoint honours them without a read of its own. */
+  control: ControlFlags;
 }
 
 /**
@@ -52,8 +55,8 @@ export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: nu
   const stepKey = turnStepName(name, round);
   return runTaskStep(deps, stepKey, () => withCancelWatch(deps, task.id, async (cancel) => {
     const outcome = await turnOf(deps, task, name, round, cancel);
-    const [leadHasMail, tokens] = await Promise.all([hasUnread(deps.db, task.id, LEAD, round), tokensUsed(deps.db, task.id)]);
-    return { ...outcome, leadHasMail, tokens, endedAtMs: Date.now() };
+    const [leadHasMail, tokens, control] = await Promise.all([hasUnread(deps.db, task.id, LEAD, round), tokensUsed(deps.db, task.id), readControl(deps, task.id)]);
+    return { ...outcome, leadHasMail, tokens, endedAtMs: Date.now(), control };
   }));
 }
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../../deps.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
-import { checkpoint } from '../../runtime/checkpoint.ts';
+import { checkpoint, type ControlFlags } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
 import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
@@ -27,18 +27,20 @@ interface Progress {
   /** Tokens of the task's calls so far, and when the last step that read them ended (spec 8 limits). */
   tokens: number;
   nowMs: number;
+  /** Pause and cancel as the round's last step read them. */
+  control: ControlFlags;
 }
 
 /**
  * The swarm (context.force_swarm; spec 8, reference §1.10, issue 28): one workflow that advances a team in rounds.
  * The lead plans (round 0); then each round opens with a checkpoint (`swarm_round_<n>`: pause parks the task holding
- * no worker, cancel stops it), every active agent takes one turn as a durable step of its own, all started at once
+ * no worker, cancel stops it; it honours what the last step of the round before read, sparing a read step), every active agent takes one turn as a durable step of its own, all started at once
  * in the roster's order so a replay numbers them the same, and the lead decides when something woke it. It closes
  * with the lead's reply or a synthesis of the agents' findings. Limits (spec 8) end it early with what was found.
  */
 export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
   const lead = await decide(deps, task, { round: 0, events: [] });
-  const progress: Progress = { round: 0, calls: lead.called ? 1 : 0, lead, active: lead.active, tokens: lead.tokens, nowMs: lead.nowMs };
+  const progress: Progress = { round: 0, calls: lead.called ? 1 : 0, lead, active: lead.active, tokens: lead.tokens, nowMs: lead.nowMs, control: lead.control };
   let stoppedBy: string | undefined;
   while (!progress.lead.done && progress.active.length > 0) {
     stoppedBy = limitReached(deps, task, progress);
@@ -64,7 +66,7 @@ export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<
  */
 async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
   const round = ++progress.round;
-  await checkpoint(deps, task, `swarm_round_${round}`);
+  await checkpoint(deps, task, `swarm_round_${round}`, progress.control);
   // Every turn's step ends before the round goes on, even when one throws (a cancel, a park for a spent budget).
   const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round)));
   const thrown = settled.find((outcome) => outcome.status === 'rejected');
@@ -73,6 +75,7 @@ async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Pr
   progress.calls += turns.reduce((sum, turn) => sum + turn.modelCalls, 0);
   progress.tokens = Math.max(progress.tokens, ...turns.map((turn) => turn.tokens));
   progress.nowMs = Math.max(progress.nowMs, ...turns.map((turn) => turn.endedAtMs));
+  progress.control = mergedControl(turns.map((turn) => turn.control));
   const events = turns.filter((turn) => turn.status !== 'active').map(describeEnd);
   const checkpointDue = round % deps.config.swarm.leadCheckpointRounds === 0;
   if (events.length === 0 && !checkpointDue && !turns.some((turn) => turn.leadHasMail)) return;
@@ -81,7 +84,13 @@ async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Pr
   progress.active = progress.lead.active;
   progress.tokens = progress.lead.tokens;
   progress.nowMs = progress.lead.nowMs;
+  progress.control = progress.lead.control;
 }
+
+/** What the round's turns read of pause and cancel, each at its end: a request any of them saw holds. */
+const mergedControl = (flags: ControlFlags[]): ControlFlags => ({
+  pauseRequested: flags.some((flag) => flag.pauseRequested), cancelRequested: flags.some((flag) => flag.cancelRequested),
+});
 
 const describeEnd = (turn: PlayedTurn) => `${turn.agent} ${turn.action === 'timed_out' ? 'timed out' : turn.status === 'idle' ? 'went idle' : turn.status}`;
 
