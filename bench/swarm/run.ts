@@ -25,7 +25,7 @@ import { appendSection, machineLine } from '../submit/report.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODEL_DELAY_MS = 200;
-const SWARMS = 3;
+const SWARMS = 5;
 const SEARCHES = [2, 4] as const;
 const IDLE_SECONDS = 10;
 const TARGETS = { writeTransactionsPerTurn: 3, gatewayShare: 0.05 };
