@@ -24,6 +24,16 @@ test('a swarm that would pass max_total_llm_calls stops at the limit, says so, a
   assert.match(task.result, /https:\/\/corpus\.agentgate\.example\//, 'the answer cites what the searches found');
 });
 
+test('a swarm past max_total_tokens starts no further round and answers from what was found', async (t) => {
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture', SWARM_MAX_TOTAL_TOKENS: '1000' } });
+  const { task, events } = await runSwarm(gateway, { mock_swarm: { search_turns: 5 } });
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  assert.match(task.metadata.stopped_by, /^max_total_tokens \(1000\): \d+ tokens used$/);
+  assert.ok(events.some((event) => event.type === 'WARNING' && /max_total_tokens/.test(event.message)));
+  assert.ok(task.metadata.rounds <= 2, `${task.metadata.rounds} rounds`);
+  assert.match(task.result, /https:\/\/corpus\.agentgate\.example\//);
+});
+
 test('a lead that spawns past max_agents is refused with a clear message; the team it has completes the work', async (t) => {
   const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture', SWARM_MAX_AGENTS: '2' } });
   const { task, events } = await runSwarm(gateway, { mock_swarm: { agents: 4 } });
