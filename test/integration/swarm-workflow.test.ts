@@ -53,6 +53,16 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
     assert.deepEqual(files.map((file) => file.path), [...names].sort().map((name, index) => `findings/${name}-T${index + 1}.md`), 'each agent\'s findings are in the session workspace');
     assert.match(files[0].text, /https:\/\/corpus\.agentgate\.example\//);
   });
+
+  it('a lead that closes with its own reply answers with it, without a synthesis', async () => {
+    const taskId = await submitSwarm(gateway(), { mock_swarm: { reply: 'Geothermal plants use the heat of the Earth; tidal plants the sea.' } });
+    const task = await waitForTask(gateway(), taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    assert.equal(task.result, 'Geothermal plants use the heat of the Earth; tidal plants the sea.');
+    const events = await eventsOf(gateway(), taskId);
+    assert.ok(!events.some((event) => event.agent_id === 'synthesis'), 'no synthesis');
+    assert.ok(events.some((event) => event.type === 'LEAD_DECISION' && event.payload.actions.some((action: any) => action.type === 'done' && action.reply)));
+  });
 });
 
 async function waitForEvent(gateway: Gateway, taskId: string, matches: (event: any) => boolean, description: string, timeoutMs = 60_000) {
