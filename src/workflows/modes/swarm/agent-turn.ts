@@ -62,11 +62,11 @@ export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: nu
 
 async function turnOf(deps: Deps, task: TaskSnapshot, name: string, round: number, cancel: AbortSignal): Promise<TurnOutcome> {
   const stepKey = turnStepName(name, round);
-  const agent = (await readAgents(deps.db, task.id)).find((candidate) => candidate.name === name);
-  const recorded = await readTurn(deps.db, task.id, name, round);
+  const [team, recorded] = await Promise.all([readAgents(deps.db, task.id), readTurn(deps.db, task.id, name, round)]);
+  const agent = team.find((candidate) => candidate.name === name);
   if (agent && recorded) return recordedOutcome(agent, recorded);
   if (!agent || agent.status !== 'active') return { agent: name, status: agent?.status ?? 'shutdown', action: 'none', modelCalls: 0 };
-  const turn: Turn = { deps, task, agent, round, stepKey };
+  const turn: Turn = { deps, task, agent, team, round, stepKey };
   const { agentTimeoutSeconds } = deps.config.swarm;
   if (agent.spawnedAt.getTime() + agentTimeoutSeconds * 1000 <= Date.now()) {
     await failAgent(turn, `timed out after agent_timeout_seconds (${agentTimeoutSeconds})`);
