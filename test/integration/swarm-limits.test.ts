@@ -41,6 +41,7 @@ test('a lead that spawns past max_agents is refused with a clear message; the te
   assert.equal(task.metadata.total_agents, 2);
   const plan = events.find((event) => event.type === 'LEAD_DECISION');
   assert.deepEqual(plan.payload.refused, ['spawn_agent cleo: the swarm has reached max_agents (2)', 'spawn_agent dev: the swarm has reached max_agents (2)']);
+  assert.ok(events.some((event) => event.type === 'WARNING' && /^The swarm refused: spawn_agent cleo: the swarm has reached max_agents \(2\)/.test(event.message)));
   assert.equal(events.filter((event) => event.type === 'AGENT_STARTED' && ['ada', 'ben', 'cleo', 'dev'].includes(event.agent_id)).length, 2);
 });
 

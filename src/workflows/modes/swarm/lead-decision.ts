@@ -111,6 +111,10 @@ async function recordDecision(deps: Deps, task: TaskSnapshot, transaction: Db, r
       dedupeKey: `${stepKey}:decision`,
     },
     ...applied.events.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:${index}` })),
+    ...(applied.refused.length === 0 ? [] : [{
+      type: 'WARNING', agentId: LEAD_AGENT_ID, message: `The swarm refused: ${applied.refused.join('; ')}`.slice(0, 4000),
+      payload: { refused: applied.refused }, dedupeKey: `${stepKey}:refused`,
+    }]),
   ];
 }
 
