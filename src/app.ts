@@ -25,6 +25,7 @@ import { probeRoutes } from './probes/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { skillRoutes } from './skills/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
@@ -104,6 +105,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await reviewRoutes(app, deps);
   await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
+  await skillRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -38,6 +38,8 @@ const EnvSchema = Type.Object({
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
+  SKILLS_PATH: Type.String({ default: 'config/skills' }),
+  SKILLS_RELOAD_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 600_000, default: 2000 }),
   RESEARCH_STRATEGIES_CONFIG: Type.String({ default: 'config/research-strategies.yaml' }),
   CITATION_CREDIBILITY_CONFIG: Type.String({ default: 'config/citation-credibility.yaml' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
@@ -209,6 +211,8 @@ export interface Config {
   mcpConfigPath: string;
   /** Where the workflow templates (`*.yaml`) are read from at start-up. */
   templatesDir: string;
+  /** Where the skills (`*.md` with a front-matter header) are read from, and how often they are read again (issue 29). */
+  skills: { path: string; reloadIntervalMs: number };
   /** Deep research's files, read at start-up: the strategy presets and the citation credibility rules. */
   research: { strategiesPath: string; citationRulesPath: string };
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
@@ -385,6 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
     mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),
+    skills: Object.freeze({ path: path.resolve(values.SKILLS_PATH), reloadIntervalMs: values.SKILLS_RELOAD_INTERVAL_MS }),
     research: Object.freeze({
       strategiesPath: path.resolve(values.RESEARCH_STRATEGIES_CONFIG),
       citationRulesPath: path.resolve(values.CITATION_CREDIBILITY_CONFIG),

@@ -40,6 +40,8 @@ import { closeSandboxPools } from './tools/python/sandbox-pool.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import { loadSkillCatalogue } from './skills/skill-catalogue.ts';
+import { logSkillProblems, reloadSkills } from './skills/reload-skills.ts';
 import { loadResearchConfig } from './workflows/modes/research/research-config.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
@@ -103,6 +105,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const tools = createBuiltInToolRegistry(mcp.tools, config);
   logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);
+  const skills = await loadSkillCatalogue(config.skills.path);
+  logSkillProblems(logger, skills.problems());
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
@@ -117,7 +121,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
   const deps: Deps = {
-    config, db: connection.db, models, tools, templates, research, logger, events,
+    config, db: connection.db, models, tools, templates, skills, research, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     handingOver: handingOver.signal,
@@ -141,6 +145,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
+    every(config.skills.reloadIntervalMs, () => reloadSkills(skills, logger), 'skill reload', logger),
     every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(config.approvals.sweepIntervalMs, () => expireReviews(deps), 'plan review expiry', logger, { now: true }),

@@ -14,6 +14,7 @@ import { refuseUnservedRequest } from '../workflows/mode-table.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
 import { refuseDangerousRole } from './dangerous-roles.ts';
+import { applySkillRequest } from '../skills/skill-request.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
@@ -69,6 +70,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
   const context = { ...buildTaskContext(input), ...options.serverContext };
+  const skill = applySkillRequest(deps, caller, input.mode, context);
   refuseDangerousRole(deps.tools, caller, context);
   const policy = await checkTaskPolicy(deps, caller, {
     mode: input.mode,
@@ -89,8 +91,13 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
     query,
     requested_mode: input.mode ?? null,
     context,
-    options: { ...pickOptions(input), ...options.serverOptions, ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}) },
-    token_budget: policy.tokenBudget,
+    options: {
+      ...pickOptions(input), ...options.serverOptions,
+      ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}),
+      ...(skill ? { skill: skill.pinned } : {}),
+    },
+    // A skill's budget_max caps the task's tokens, whatever the request or the default allows.
+    token_budget: Math.min(policy.tokenBudget, skill?.budgetMax ?? Infinity),
     claim,
   };
 }
@@ -145,7 +152,7 @@ function modelCandidates(deps: Deps, context: Record<string, unknown>): ModelCan
 
 function pickOptions(input: SubmitTaskInput): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const key of ['max_iterations', 'max_concurrent_agents', 'enable_verification', 'skill', 'research_strategy'] as const) {
+  for (const key of ['max_iterations', 'max_concurrent_agents', 'enable_verification', 'research_strategy'] as const) {
     if (input[key] !== undefined) options[key] = input[key];
   }
   return options;

@@ -6,6 +6,7 @@ import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
 import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-research.ts';
 import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
+import { runSkillWorkflow, SKILL_MODE } from './modes/skill/run-skill.ts';
 import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
 import type { PlanningHint } from './planning/decompose.ts';
 import { approvedPlanOf } from './planning/planned-task.ts';
@@ -35,7 +36,7 @@ export interface ModeEntry {
   mode: string;
   /** A client may name it in `mode`. */
   requestable: boolean;
-  /** Chosen ahead of the task's mode when its settings ask for it (a template; later research, swarm). */
+  /** Chosen ahead of the task's mode when its settings ask for it (a template, research, a skill). */
   chosenBy?: (settings: TaskSettings) => boolean;
   /** The request setting that chooses it, refused by name while the mode has no runner. */
   selector?: RequestSetting;
@@ -115,9 +116,12 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     accepts: [setting('context.agent_input', (request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
   },
   {
-    mode: 'skill', requestable: false,
+    mode: SKILL_MODE, requestable: false,
     selector: setting('skill', (request) => request.context.skill !== undefined, (request) => `skill ${String(request.context.skill)}: skills are not available in this deployment`),
     accepts: [],
+    // Submission resolves the skill, refuses what it cannot run with, and pins it (skills/skill-request.ts).
+    chosenBy: (settings) => settings.skill !== undefined,
+    run: runSkillWorkflow,
   },
   {
     mode: 'ads_research', requestable: false,
