@@ -48,13 +48,14 @@ export async function loadSkillCatalogue(directory: string): Promise<SkillCatalo
 
 export function createSkillCatalogue(directory: string): SkillCatalogue {
   const files = new Map<string, FileState>();
-  let index = buildIndex(files);
+  let index = buildIndex(directory, files);
   let listingProblem: SkillFileProblem | undefined;
   return {
     find: (reference) => index.byKey.get(reference),
     versions: (name) => index.byName.get(name) ?? [],
     latest: () => [...index.byName.values()].map((versions) => highestOf(versions)).sort((a, b) => a.skill.name.localeCompare(b.skill.name)),
-    problems: () => [...(listingProblem ? [listingProblem] : []), ...index.problems],
+    // Named relative to the directory: /readiness is public, the server's layout is not its business.
+    problems: () => [...(listingProblem ? [listingProblem] : []), ...index.problems].map(({ file, problem }) => ({ file: path.relative(directory, file) || '.', problem })),
     async reload() {
       let paths: string[];
       try {
@@ -67,7 +68,7 @@ export function createSkillCatalogue(directory: string): SkillCatalogue {
       }
       for (const file of [...files.keys()].filter((known) => !paths.includes(known))) files.delete(file);
       for (const file of paths) files.set(file, await readFileState(file, files.get(file)));
-      index = buildIndex(files);
+      index = buildIndex(directory, files);
     },
   };
 }
@@ -112,7 +113,7 @@ interface SkillIndex {
  * `name@version` keys, and `name` for the highest version. Files are taken in path order; a second file giving a
  * `name@version` already taken is reported and not served, so the answer does not depend on which was read last.
  */
-function buildIndex(files: Map<string, FileState>): SkillIndex {
+function buildIndex(directory: string, files: Map<string, FileState>): SkillIndex {
   const byKey = new Map<string, SkillEntry>();
   const problems: SkillFileProblem[] = [];
   for (const [file, state] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
@@ -120,7 +121,7 @@ function buildIndex(files: Map<string, FileState>): SkillIndex {
     if (!state.good) continue;
     const key = `${state.good.skill.name}@${state.good.skill.version}`;
     const taken = byKey.get(key);
-    if (taken) problems.push({ file, problem: `${key} is already defined in ${taken.sourcePath}` });
+    if (taken) problems.push({ file, problem: `${key} is already defined in ${path.relative(directory, taken.sourcePath)}` });
     else byKey.set(key, state.good);
   }
   const byName = new Map<string, SkillEntry[]>();
