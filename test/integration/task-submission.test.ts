@@ -130,6 +130,10 @@ describe('task submission and reads', () => {
     ['history settings', { context: { history_window_size: 10, use_case_preset: 'default', primers_count: 1, recents_count: 2, compression_trigger_ratio: 0.8, compression_target_ratio: 0.4 } }, (task) => assert.equal(task.context.history_window_size, 10)],
     ['a token budget', { context: { token_budget: 50_000 } }, (task) => assert.equal(task.context.token_budget, 50_000)],
     ['flags asking for nothing', { enable_verification: false, context: { force_research: false, force_swarm: false, disable_ai: false, iterative_research_enabled: false } }, (task) => assert.equal(task.mode, 'simple')],
+    ['a skill (a shipped one, by name)', { skill: 'code-review' }, (task) => {
+      assert.equal(task.mode, 'skill');
+      assert.match(task.result, /System prompt "# Code review You review code/);
+    }],
     ['a template run without a model', { context: { template: 'fixed-report', template_version: '1.0.0', disable_ai: true } }, (task) => assert.equal(task.mode, 'template')],
   ];
   for (const [name, fields, check] of honoured) {
@@ -144,8 +148,8 @@ describe('task submission and reads', () => {
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
     ['force_swarm', { context: { force_swarm: true } }, /force_swarm: the swarm workflow is not available/],
     ['context.agent', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /context\.agent calculator: single-purpose agents are not available/],
-    ['a top-level skill', { skill: 'summarise@1.0.0' }, /skill summarise@1\.0\.0: skills are not available/],
-    ['a context skill', { context: { skill: 'summarise' } }, /skill summarise: skills are not available/],
+    ['a top-level skill that does not exist', { skill: 'summarise@1.0.0' }, /^skill summarise@1\.0\.0 not found$/],
+    ['a context skill that does not exist', { context: { skill: 'summarise' } }, /^skill summarise not found$/],
     ['a template that does not exist', { context: { template: 'weekly-report', template_version: '1.0.0' } }, /template weekly-report version 1\.0\.0 not found/],
     ['a missing template by template_name', { context: { template_name: 'weekly-report' } }, /template weekly-report not found/],
     ['disable_ai without a template', { context: { disable_ai: true } }, /disable_ai runs a template without a model: name one with context\.template/],

@@ -16,7 +16,7 @@ describe('the mode table', () => {
   it('serves exactly the modes that have a runner, and every mode once', () => {
     assert.deepEqual(SERVED_MODES, MODE_TABLE.filter((entry) => entry.run).map((entry) => entry.mode));
     assert.equal(new Set(MODE_TABLE.map((entry) => entry.mode)).size, MODE_TABLE.length);
-    for (const mode of ['simple', 'standard', 'complex', 'supervisor', 'auto', 'template']) assert.ok(SERVED_MODES.includes(mode), mode);
+    for (const mode of ['simple', 'standard', 'complex', 'supervisor', 'auto', 'template', 'skill']) assert.ok(SERVED_MODES.includes(mode), mode);
   });
 
   it('routes a template task to the template runner whatever its mode, and others by mode', () => {
@@ -24,6 +24,12 @@ describe('the mode table', () => {
     assert.equal(modeEntryFor(templated, 'simple')?.mode, 'template');
     assert.equal(modeEntryFor(parseTaskSettings({}, {}), 'supervisor')?.mode, 'supervisor');
     assert.equal(modeEntryFor(parseTaskSettings({}, {}), 'no-such-mode'), undefined);
+  });
+
+  it('routes a task whose submission pinned a skill to the skill runner', () => {
+    const pinned = parseTaskSettings({ skill: 'code-review' }, { skill: { name: 'code-review', version: '1.0.0', content_hash: 'h', instructions: 'Review.' } });
+    assert.equal(modeEntryFor(pinned, 'auto')?.mode, 'skill');
+    assert.equal(refusalOf({ context: { skill: 'code-review' }, options: {} }), undefined);
   });
 
   it('refuses by name what only an unserved mode accepts, choosers first', () => {
