@@ -259,6 +259,7 @@ describe('skills: dangerous skills and roles, with authentication on', () => {
   const directory = skillsDirectory({
     'danger.md': skillText({ name: 'danger', version: '1.0.0', header: 'dangerous: true\ndescription: Deletes things\n', body: 'Danger instructions: be careful.' }),
     'safe.md': skillText({ name: 'safe', version: '1.0.0', body: 'Safe instructions.' }),
+    'data-analysis.md': readFileSync(path.resolve(import.meta.dirname, '../../config/skills/analysis/data-analysis.md'), 'utf8'),
   });
   const gateway = useGateway({ env: { SKILLS_PATH: directory, GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' } });
   let owner: Account;
@@ -272,7 +273,7 @@ describe('skills: dangerous skills and roles, with authentication on', () => {
     assert.equal((await gateway().request('GET', '/api/v1/skills')).status, 401, 'the catalogue needs a credential');
     const listed = await gateway().request('GET', '/api/v1/skills', undefined, withKey(member));
     assert.equal(listed.status, 200, listed.text);
-    assert.deepEqual(listed.body.skills.map((skill: any) => [skill.name, skill.dangerous]), [['danger', true], ['safe', false]]);
+    assert.deepEqual(listed.body.skills.map((skill: any) => [skill.name, skill.dangerous]), [['danger', true], ['data-analysis', false], ['safe', false]]);
     assert.match((await runTask(gateway(), { skill: 'safe' }, withKey(member))).result, /Safe instructions/);
 
     const before = await countTasks(gateway());
@@ -280,6 +281,19 @@ describe('skills: dangerous skills and roles, with authentication on', () => {
     assert.equal(refused.status, 403, refused.text);
     assert.equal(refused.body.error, 'Forbidden: skill danger@1.0.0 is dangerous; running it needs an admin or owner role or the skills:dangerous scope');
     assert.equal(await countTasks(gateway()), before);
+  });
+
+  it('the shipped data-analysis skill runs Python as the data_analytics role: the owner\'s agent computes, a member\'s key lacks tools:dangerous (403)', async () => {
+    const submission = { skill: 'data-analysis', context: { mock_tool_calls: [{ tool: 'python_executor', args: { code: 'print(sum([3, 4, 5]) * 2)' } }] } };
+    const refused = await gateway().request('POST', '/api/v1/tasks', { query: 'Total these', ...submission }, withKey(member));
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.error, /role data_analytics offers dangerous tools \(python_executor\); choosing it needs the tools:dangerous scope/);
+
+    const task = await runTask(gateway(), submission, { authorization: `Bearer ${owner.accessToken}` });
+    assert.match(task.result, /System prompt "# Data analysis You analyse/);
+    assert.equal(task.context.role, 'data_analytics');
+    const observed = (await gateway().sql.query(`select payload from task_events where task_id = $1 and type = 'TOOL_OBSERVATION'`, [task.task_id])).rows;
+    assert.equal(observed[0]?.payload.output.stdout, '24\n');
   });
 
   it('an admin (and the owner) runs the dangerous skill', async () => {
