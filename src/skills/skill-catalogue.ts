@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
+import { latestOf } from '../workflows/modes/template/template-version.ts';
 import { parseSkillFile, type SkillEntry } from './skill-file.ts';
 
 /** A skill file that could not be used; its last good version, if it had one, is still served. */
@@ -133,7 +134,6 @@ function buildIndex(directory: string, files: Map<string, FileState>): SkillInde
   return { byKey, byName, problems };
 }
 
-/** The highest release; a pre-release only when a skill has nothing else (as for templates). */
-function highestOf(versionsHighestFirst: SkillEntry[]): SkillEntry {
-  return versionsHighestFirst.find((entry) => semver.prerelease(entry.skill.version) === null) ?? versionsHighestFirst[0];
-}
+/** The highest release; a pre-release only when a skill has nothing else (the rule of templates' versions). */
+const highestOf = (versionsHighestFirst: SkillEntry[]): SkillEntry =>
+  latestOf(versionsHighestFirst.map((entry) => ({ version: entry.skill.version, entry })).toReversed())!.entry;
