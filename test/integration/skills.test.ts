@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
-import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { runRefused, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 // Issue 29, scopes 4-5: skills read from a SKILLS_PATH directory of this test's own, read again every 200 ms.
 
@@ -76,6 +76,12 @@ describe('skills: the catalogue routes, skill tasks and reloading', () => {
     assert.equal((await gateway().request('GET', '/api/v1/skills/broken')).status, 404);
   });
 
+  it('a SKILLS_PATH that is not a directory stops start-up, naming the setting (before any database work)', async () => {
+    const refused = await runRefused('postgres://127.0.0.1:9/unused', { SKILLS_PATH: path.join(directory, 'no-such-directory') });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.output, /skills directory \S*no-such-directory does not exist \(set SKILLS_PATH\)/);
+  });
+
   it('GET /api/v1/skills lists the highest release of each skill by name, with every category; ?category= filters', async () => {
     const all = await gateway().request('GET', '/api/v1/skills');
     assert.equal(all.status, 200, all.text);
@@ -117,6 +123,9 @@ describe('skills: the catalogue routes, skill tasks and reloading', () => {
     const capped = await gateway().request('GET', '/api/v1/skills/capped');
     assert.equal(capped.body.skill.budget_max, 30);
 
+    const overlong = await gateway().request('GET', `/api/v1/skills/${'x'.repeat(201)}`);
+    assert.equal(overlong.status, 414, 'a path parameter over the server\'s limit (fastify maxParamLength)');
+    assert.equal(typeof overlong.body.error, 'string');
     for (const missing of ['nothing', 'brief@9.9.9', 'brief@1.0']) {
       const answer = await gateway().request('GET', `/api/v1/skills/${missing}`);
       assert.equal(answer.status, 404, missing);
