@@ -270,7 +270,7 @@ describe('skills: dangerous skills and roles, with authentication on', () => {
     'safe.md': skillText({ name: 'safe', version: '1.0.0', body: 'Safe instructions.' }),
     'data-analysis.md': readFileSync(path.resolve(import.meta.dirname, '../../config/skills/analysis/data-analysis.md'), 'utf8'),
   });
-  const gateway = useGateway({ env: { SKILLS_PATH: directory, GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' } });
+  const gateway = useGateway({ env: { SKILLS_PATH: directory, GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!', APPROVAL_ENABLED: '1' } });
   let owner: Account;
   let member: Account;
   let admin: Account;
@@ -292,16 +292,28 @@ describe('skills: dangerous skills and roles, with authentication on', () => {
     assert.equal(await countTasks(gateway()), before);
   });
 
-  it('the shipped data-analysis skill runs Python as the data_analytics role: the owner\'s agent computes, a member\'s key lacks tools:dangerous (403)', async () => {
-    const submission = { skill: 'data-analysis', context: { mock_tool_calls: [{ tool: 'python_executor', args: { code: 'print(sum([3, 4, 5]) * 2)' } }] } };
-    const refused = await gateway().request('POST', '/api/v1/tasks', { query: 'Total these', ...submission }, withKey(member));
+  it('the shipped data-analysis skill runs Python as data_analytics once another approver allows it; a member\'s key lacks tools:dangerous (403)', async () => {
+    const submission = { query: 'Total these', skill: 'data-analysis', context: { mock_tool_calls: [{ tool: 'python_executor', args: { code: 'print(sum([3, 4, 5]) * 2)' } }] } };
+    const refused = await gateway().request('POST', '/api/v1/tasks', submission, withKey(member));
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.body.error, /role data_analytics offers dangerous tools \(python_executor\); choosing it needs the tools:dangerous scope/);
 
-    const task = await runTask(gateway(), submission, { authorization: `Bearer ${owner.accessToken}` });
+    const asOwner = { authorization: `Bearer ${owner.accessToken}` };
+    const submitted = await gateway().request('POST', '/api/v1/tasks', submission, asOwner);
+    assert.equal(submitted.status, 200, submitted.text);
+    const taskId = submitted.body.task_id;
+    // The approval gate judges the tools the skill's agent is offered, as for any agent.
+    const requested = await waitFor('the skill task to ask for approval', async () =>
+      (await gateway().sql.query(`select payload from task_events where task_id = $1 and type = 'APPROVAL_REQUESTED'`, [taskId])).rows[0]?.payload);
+    assert.deepEqual(requested.tools, ['python_executor']);
+    const decided = await gateway().request('POST', '/api/v1/approvals/decision', { workflow_id: taskId, approval_id: requested.approval_id, approved: true }, withKey(admin));
+    assert.equal(decided.status, 200, decided.text);
+
+    const task = await waitForTask(gateway(), taskId, 60_000, asOwner);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
     assert.match(task.result, /System prompt "# Data analysis You analyse/);
     assert.equal(task.context.role, 'data_analytics');
-    const observed = (await gateway().sql.query(`select payload from task_events where task_id = $1 and type = 'TOOL_OBSERVATION'`, [task.task_id])).rows;
+    const observed = (await gateway().sql.query(`select payload from task_events where task_id = $1 and type = 'TOOL_OBSERVATION'`, [taskId])).rows;
     assert.equal(observed[0]?.payload.output.stdout, '24\n');
   });
 
