@@ -34,6 +34,10 @@ export function applySkillRequest(deps: Pick<Deps, 'skills' | 'tools'>, caller: 
     throw forbidden(`Forbidden: skill ${label} is dangerous; running it needs an admin or owner role or the ${DANGEROUS_SKILLS_SCOPE} scope`);
   }
   refuseCombinedSettings(label, mode, context);
+  // The server records the version it resolved there; a client's own value may only agree with it.
+  if (context.skill_version !== undefined && context.skill_version !== skill.version) {
+    throw badRequest(`context.skill_version ${String(context.skill_version)} is not the version skill ${reference} resolves to (${skill.version}): ask for name@version in skill`);
+  }
   const role = roleFor(label, skill, context);
   refuseMissingTools(deps, caller, label, skill, role);
   if (skill.requiresRole !== null) context.role = skill.requiresRole;

@@ -188,6 +188,7 @@ describe('skills: the catalogue routes, skill tasks and reloading', () => {
       [{ skill: 'brief', context: { system_prompt: 'Be terse.', force_research: true } },
         'skill brief@1.2.0 runs as one agent with the skill\'s instructions; it cannot be combined with context.system_prompt, context.force_research'],
       [{ skill: 'reviewer', context: { role: 'writer' } }, 'skill reviewer@1.0.0 runs as role critic; context.role writer cannot replace it'],
+      [{ skill: 'brief', context: { skill_version: '1.0.0' } }, 'context.skill_version 1.0.0 is not the version skill brief resolves to (1.2.0): ask for name@version in skill'],
     ];
     const before = await countTasks(gateway());
     for (const [body, message] of refusals) {
