@@ -29,20 +29,27 @@ export function applySkillRequest(deps: Pick<Deps, 'skills' | 'tools'>, caller: 
   if (!entry) throw badRequest(`skill ${reference} not found`);
   const { skill } = entry;
   const label = `${skill.name}@${skill.version}`;
-  if (!skill.enabled) throw badRequest(`skill ${label} is disabled`);
-  if (skill.dangerous && !isAdmin(caller) && !hasScope(caller, DANGEROUS_SKILLS_SCOPE)) {
-    throw forbidden(`Forbidden: skill ${label} is dangerous; running it needs an admin or owner role or the ${DANGEROUS_SKILLS_SCOPE} scope`);
-  }
+  refuseUnusableSkill(caller, label, skill);
   refuseCombinedSettings(label, mode, context);
-  // The server records the version it resolved there; a client's own value may only agree with it.
-  if (context.skill_version !== undefined && context.skill_version !== skill.version) {
-    throw badRequest(`context.skill_version ${String(context.skill_version)} is not the version skill ${reference} resolves to (${skill.version}): ask for name@version in skill`);
-  }
+  refuseOtherVersion(reference, skill, context);
   const role = roleFor(label, skill, context);
   refuseMissingTools(deps, caller, label, skill, role);
   if (skill.requiresRole !== null) context.role = skill.requiresRole;
   context.skill_version = skill.version;
   return { pinned: pinnedSkill(entry), budgetMax: skill.budgetMax ?? undefined };
+}
+
+function refuseUnusableSkill(caller: Caller, label: string, skill: Skill): void {
+  if (!skill.enabled) throw badRequest(`skill ${label} is disabled`);
+  if (skill.dangerous && !isAdmin(caller) && !hasScope(caller, DANGEROUS_SKILLS_SCOPE)) {
+    throw forbidden(`Forbidden: skill ${label} is dangerous; running it needs an admin or owner role or the ${DANGEROUS_SKILLS_SCOPE} scope`);
+  }
+}
+
+/** The server records the version it resolved in `context.skill_version`; a client's own value may only agree with it. */
+function refuseOtherVersion(reference: string, skill: Skill, context: Record<string, unknown>): void {
+  if (context.skill_version === undefined || context.skill_version === skill.version) return;
+  throw badRequest(`context.skill_version ${String(context.skill_version)} is not the version skill ${reference} resolves to (${skill.version}): ask for name@version in skill`);
 }
 
 /** A skill is one agent with the skill's instructions: settings that choose another workflow or other instructions cannot join it. */
