@@ -12,6 +12,7 @@ import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import type { AgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import type { ResearchConfig } from './workflows/modes/research/research-config.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
@@ -23,6 +24,8 @@ export interface Deps {
   tools: ToolRegistry;
   /** The workflow templates (config/templates) a task can run instead of a plan. */
   templates: TemplateRegistry;
+  /** The single-purpose agents (config/agents) a task runs without planning. */
+  agents: AgentCatalogue;
   /** Deep research's strategy presets and citation rules (config/research-strategies.yaml, citation-credibility.yaml). */
   research: ResearchConfig;
   logger: Logger;

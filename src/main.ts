@@ -40,6 +40,7 @@ import { closeSandboxPools } from './tools/python/sandbox-pool.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import { loadAgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import { loadResearchConfig } from './workflows/modes/research/research-config.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
@@ -103,6 +104,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const tools = createBuiltInToolRegistry(mcp.tools, config);
   logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);
+  const agents = loadAgentCatalogue(config.agents.dir, config.agents.avatarsPath, tools);
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
@@ -117,7 +119,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
   const deps: Deps = {
-    config, db: connection.db, models, tools, templates, research, logger, events,
+    config, db: connection.db, models, tools, templates, agents, research, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     handingOver: handingOver.signal,

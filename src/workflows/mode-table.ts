@@ -5,6 +5,7 @@ import { runSimpleMode, runSimpleWorkflow } from './modes/simple.ts';
 import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
 import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-research.ts';
+import { NAMED_AGENT_MODE, runNamedAgent } from './modes/named-agent/run-named-agent.ts';
 import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
 import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
 import type { PlanningHint } from './planning/decompose.ts';
@@ -110,9 +111,11 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     accepts: [maxIterations],
   },
   {
-    mode: 'named_agent', requestable: false,
+    mode: NAMED_AGENT_MODE, requestable: false,
     selector: setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
     accepts: [setting('context.agent_input', (request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
+    chosenBy: (settings) => settings.agent !== undefined,
+    run: runNamedAgent,
   },
   {
     mode: 'skill', requestable: false,

@@ -21,6 +21,8 @@ export interface TaskSettings {
   template: { name: string; version: string | undefined } | undefined;
   /** `context.force_research`: the research workflow runs (workflows/modes/research/). */
   forceResearch: boolean;
+  /** `context.agent`: the single-purpose agent the task runs (workflows/modes/named-agent/). */
+  agent: string | undefined;
   disableAi: boolean;
   requireApproval: boolean;
   /** The policy rule that requires approval of this task (set by the server at submission). */
@@ -61,6 +63,7 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
     forceResearch: context.force_research === true,
+    agent: typeof context.agent === 'string' ? context.agent : undefined,
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,
     approvalRule: stringOf(options.approval_rule),
