@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it, test } from 'node:test';
+import { findChromium } from '../../src/tools/browser/find-chromium.ts';
+import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { createTestDatabase, runRefused, startGateway, useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+
+const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
+const chromiumMissing = await findChromium(process.env.CHROMIUM_PATH).then(() => false, (error: Error) => `no Chromium to drive: ${error.message}`);
+const SERPAPI_KEY = 'stand-in-serpapi-key';
+
+/** SerpApi's wire format (test/fixtures/serpapi) and a feed and a page, as the network would serve them, on 127.0.0.1. */
+function standInServer(): { server: Server; requests: URL[] } {
+  const requests: URL[] = [];
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url!, 'http://stand-in');
+    requests.push(url);
+    const send = (status: number, type: string, body: string | Buffer) => response.writeHead(status, { 'content-type': type }).end(body);
+    if (url.pathname === '/search.json') {
+      if (url.searchParams.get('api_key') !== SERPAPI_KEY) return send(401, 'application/json', JSON.stringify({ error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key' }));
+      return send(200, 'application/json', await readFile('test/fixtures/serpapi/google-ads.json'));
+    }
+    if (url.pathname === '/feeds/markets.xml') return send(200, 'application/rss+xml', await readFile('config/news-feeds/markets.xml'));
+    return send(200, 'text/html', '<!doctype html><title>Landing page</title><h1 style="color:#c00">Try Quillpad free</h1><button>Start</button>');
+  });
+  return { server, requests };
+}
+
+const standIn = standInServer();
+standIn.server.listen(0, '127.0.0.1');
+await new Promise((resolve) => standIn.server.once('listening', resolve));
+const standInUrl = `http://127.0.0.1:${(standIn.server.address() as AddressInfo).port}`;
+after(() => standIn.server.close());
+
+async function runAgent(gateway: Gateway, account: Account, id: string, input: unknown, extra: Record<string, unknown> = {}) {
+  const answer = await gateway.request('POST', `/api/v1/agents/${id}`, { input, ...extra }, withKey(account));
+  assert.equal(answer.status, 202, answer.text);
+  return { answer, task: await waitForTask(gateway, answer.body.task_id, 90_000, withKey(account)) };
+}
+
+const modelCalls = async (gateway: Gateway, taskId: string) =>
+  Number((await gateway.sql.query('select count(*) from usage_records where task_id = $1 and (input_tokens > 0 or output_tokens > 0)', [taskId])).rows[0].count);
+
+const eventTypes = async (gateway: Gateway, taskId: string) =>
+  (await gateway.sql.query('select type, agent_id from task_events where task_id = $1 order by seq', [taskId])).rows as Array<{ type: string; agent_id: string | null }>;
+
+describe('agents', { timeout: 300_000 }, () => {
+  const gateway = useGateway({
+    env: { ...authEnv, SERPAPI_BASE_URL: standInUrl, SERPAPI_API_KEY: SERPAPI_KEY, TOOLS_NETWORK_ALLOW: standInUrl.replace('http://', '') },
+  });
+  let owner: Account;
+  let member: Account;
+  let stranger: Account;
+  before(async () => {
+    owner = await registerAccount(gateway(), 'owner');
+    member = await addMember(gateway(), owner, 'member');
+    stranger = await registerAccount(gateway(), 'stranger');
+  });
+
+  it('lists the catalogue sorted by id, with the spec\'s fields, and finds one agent', async () => {
+    const listed = await gateway().request('GET', '/api/v1/agents', undefined, withKey(owner));
+    assert.equal(listed.status, 200, listed.text);
+    const ids = listed.body.agents.map((agent: any) => agent.id);
+    assert.equal(listed.body.count, ids.length);
+    assert.deepEqual(ids, [...ids].sort());
+    for (const id of ['keyword-extract', 'browser-screenshot', 'news-aggregator', 'competitor-discover', 'serp-ads', 'ads-transparency']) assert.ok(ids.includes(id), id);
+    const one = await gateway().request('GET', '/api/v1/agents/keyword-extract', undefined, withKey(owner));
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual(Object.keys(one.body).sort(), ['category', 'cost_per_call', 'description', 'id', 'input_schema', 'name', 'output_schema', 'timeout_seconds', 'tool']);
+    assert.equal(one.body.tool, 'keyword_extract');
+    assert.deepEqual(one.body.input_schema.required, ['text']);
+    const missing = await gateway().request('GET', '/api/v1/agents/no-such-agent', undefined, withKey(owner));
+    assert.deepEqual([missing.status, missing.body], [404, { error: 'Agent not found: no-such-agent' }]);
+    const executeMissing = await gateway().request('POST', '/api/v1/agents/no-such-agent', { input: {} }, withKey(owner));
+    assert.deepEqual([executeMissing.status, executeMissing.body], [404, { error: 'Agent not found: no-such-agent' }]);
+  });
+
+  it('answers 401 without a credential, and serves the avatar presets from configuration', async () => {
+    for (const url of ['/api/v1/agents', '/api/v1/agents/keyword-extract', '/api/v1/agents/avatars/presets', '/api/v1/agents/sync']) {
+      assert.equal((await gateway().request('GET', url)).status, 401, url);
+    }
+    const presets = await gateway().request('GET', '/api/v1/agents/avatars/presets', undefined, withKey(owner));
+    assert.equal(presets.status, 200, presets.text);
+    assert.ok(presets.body.presets.length >= 1);
+    for (const preset of presets.body.presets) assert.deepEqual(Object.keys(preset).sort(), ['id', 'name', 'url']);
+  });
+
+  it('keyword-extract runs its tool with no model call: 202, the headers, events, and the ranked keywords as the result', async () => {
+    const text = 'Heat pumps move heat instead of making it. A heat pump uses electricity to move heat from cold air into a warm house. '
+      + 'Modern heat pumps are efficient, and heat pumps pair well with solar panels.';
+    const sessionId = `agent-session-${randomUUID()}`;
+    const { answer, task } = await runAgent(gateway(), owner, 'keyword-extract', { text, max_keywords: 5 }, { session_id: sessionId, stream: false });
+    assert.deepEqual(Object.keys(answer.body).sort(), ['agent_id', 'created_at', 'status', 'task_id']);
+    assert.equal(answer.body.agent_id, 'keyword-extract');
+    assert.equal(answer.body.status, 'STATUS_CODE_OK');
+    assert.equal(answer.headers.get('x-workflow-id'), answer.body.task_id);
+    assert.equal(answer.headers.get('x-session-id'), sessionId);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    assert.equal(result.keywords[0].term, 'heat');
+    assert.ok(result.keyphrases.some((phrase: any) => phrase.term.includes('heat pumps')), JSON.stringify(result.keyphrases));
+    assert.equal(await modelCalls(gateway(), task.task_id), 0, 'no planning call, no model call');
+    const types = await eventTypes(gateway(), task.task_id);
+    assert.ok(types.some((event) => event.type === 'AGENT_STARTED' && event.agent_id === 'keyword-extract'));
+    assert.ok(types.some((event) => event.type === 'AGENT_COMPLETED' && event.agent_id === 'keyword-extract'));
+    assert.ok(!types.some((event) => event.type === 'LLM_PARTIAL' || event.type === 'LLM_PROMPT'));
+  });
+
+  it('context.agent with context.agent_input on POST /tasks is the same agent run; the query fills its main field', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'Solar panels and wind turbines make solar power and wind power.', context: { agent: 'keyword-extract', agent_input: { max_keywords: 3 } } }, withKey(owner));
+    assert.equal(submitted.status, 200, submitted.text);
+    const task = await waitForTask(gateway(), submitted.body.task_id, 60_000, withKey(owner));
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    assert.ok(JSON.parse(task.result).keywords.length > 0);
+    assert.equal(await modelCalls(gateway(), task.task_id), 0);
+    const bad = await gateway().request('POST', '/api/v1/tasks', { query: 'x', context: { agent: 'keyword-extract', agent_input: { colour: 'red' } } }, withKey(owner));
+    assert.deepEqual([bad.status, bad.body], [400, { error: 'input validation failed: unknown field: colour' }]);
+    const unknown = await gateway().request('POST', '/api/v1/tasks', { query: 'x', context: { agent: 'nobody' } }, withKey(owner));
+    assert.deepEqual([unknown.status, unknown.body], [400, { error: 'Agent not found: nobody' }]);
+  });
+
+  it('the tasks an agent creates are their owner\'s: another tenant gets 404, another user of the tenant 403', async () => {
+    const { task } = await runAgent(gateway(), owner, 'keyword-extract', { text: 'Owner only text about rivers and deltas.' });
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${task.task_id}`, undefined, withKey(stranger))).status, 404);
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${task.task_id}`, undefined, withKey(member))).status, 403);
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${task.task_id}/events`, undefined, withKey(stranger))).status, 404);
+  });
+
+  it('news-aggregator reads the offline feed set, and a feed through the network guard', async () => {
+    const offline = await runAgent(gateway(), owner, 'news-aggregator', { query: 'rates' });
+    assert.equal(offline.task.status, 'TASK_STATUS_COMPLETED', offline.task.error);
+    const result = JSON.parse(offline.task.result);
+    assert.equal(result.feeds.length, 3);
+    assert.ok(result.items.length >= 1);
+    assert.ok(result.items.every((item: any) => `${item.title} ${item.summary}`.toLowerCase().includes('rates')));
+    const guarded = await runAgent(gateway(), owner, 'news-aggregator', { feeds: [`${standInUrl}/feeds/markets.xml`], max_items: 2 });
+    assert.equal(guarded.task.status, 'TASK_STATUS_COMPLETED', guarded.task.error);
+    const items = JSON.parse(guarded.task.result).items;
+    assert.deepEqual(items.map((item: any) => item.title), ['Central bank holds rates steady, signals patience on inflation', 'Chipmaker shares jump after record quarterly revenue']);
+    assert.ok(standIn.requests.some((url) => url.pathname === '/feeds/markets.xml'));
+    assert.equal(await modelCalls(gateway(), offline.task.task_id) + await modelCalls(gateway(), guarded.task.task_id), 0);
+  });
+
+  it('competitor-discover finds the other sites of the market with web_search, leaving out the company\'s own', async () => {
+    const { task } = await runAgent(gateway(), owner, 'competitor-discover', { company: 'Inkwell Notes', domain: 'inkwell-notes.example', market: 'note-taking app' });
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    const domains = result.competitors.map((candidate: any) => candidate.domain);
+    assert.ok(domains.includes('quillpad.example') && domains.includes('margin-app.example'), domains.join(', '));
+    assert.ok(!domains.includes('inkwell-notes.example'));
+    assert.equal(await modelCalls(gateway(), task.task_id), 0);
+  });
+
+  it('serp-ads returns what the vendor (a SerpApi stand-in) answered', async () => {
+    const { task } = await runAgent(gateway(), owner, 'serp-ads', { query: 'note taking app', country: 'us' });
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    assert.equal(result.ads_count, 2);
+    assert.deepEqual(result.ads[0], {
+      position: 1, block: 'top', title: 'Quillpad - Notes That Open Instantly', url: 'https://quillpad.example/lp/notes', displayed_url: 'https://www.quillpad.example/',
+      description: 'Sync notes across devices. Free for personal use.', sitelinks: [{ title: 'Pricing', url: 'https://quillpad.example/pricing' }, { title: 'Import', url: 'https://quillpad.example/import' }],
+    });
+    const sent = standIn.requests.find((url) => url.pathname === '/search.json')!;
+    assert.deepEqual([sent.searchParams.get('engine'), sent.searchParams.get('q'), sent.searchParams.get('gl'), sent.searchParams.get('device')], ['google', 'note taking app', 'us', 'desktop']);
+  });
+
+  it('a vendor agent without its credential fails its task naming the variable, never with a made-up result', async () => {
+    const { task } = await runAgent(gateway(), owner, 'market-quote', { symbol: 'IBM' });
+    assert.equal(task.status, 'TASK_STATUS_FAILED');
+    assert.match(task.error, /ALPHA_VANTAGE_API_KEY is not set/);
+    const types = await eventTypes(gateway(), task.task_id);
+    assert.ok(types.some((event) => event.type === 'ERROR_OCCURRED' && event.agent_id === 'market-quote'));
+    assert.ok(!types.some((event) => event.type === 'AGENT_COMPLETED'));
+  });
+
+  it('browser-screenshot saves the page\'s PNG into the session workspace', { skip: chromiumMissing || undefined }, async () => {
+    const sessionId = `shots-${randomUUID()}`;
+    const { task } = await runAgent(gateway(), owner, 'browser-screenshot', { url: `${standInUrl}/landing` }, { session_id: sessionId });
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    assert.match(result.path, /^screenshots\/.+\.png$/);
+    assert.ok(result.width > 0 && result.height > 0 && result.bytes > 100);
+    const file = await gateway().sql.query('select size from session_files where path = $1', [result.path]);
+    assert.equal(Number(file.rows[0].size), result.bytes);
+    assert.equal(await modelCalls(gateway(), task.task_id), 0);
+  });
+
+  it('the sync mirror holds every agent for the tenant', async () => {
+    const synced = await gateway().request('GET', '/api/v1/agents/sync', undefined, withKey(owner));
+    assert.equal(synced.status, 200, synced.text);
+    const listed = await gateway().request('GET', '/api/v1/agents', undefined, withKey(owner));
+    assert.deepEqual(synced.body.agents.map((row: any) => row.agent_key), listed.body.agents.map((agent: any) => agent.id));
+    assert.ok(synced.body.agents.every((row: any) => row.tenant_id === owner.tenantId && row.is_deleted === false && row.version === 1));
+    assert.deepEqual(synced.body.agents[0].config, listed.body.agents[0]);
+  });
+});
