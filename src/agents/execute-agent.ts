@@ -20,7 +20,7 @@ export function findAgent(deps: Deps, id: string): AgentDefinition {
  */
 export async function executeAgent(deps: Deps, caller: Caller, id: string, body: Static<typeof ExecuteAgentBody>, options: { taskId?: string; traceContext?: Context }): Promise<SubmittedTask> {
   const agent = findAgent(deps, id);
-  refuseInvalidInput(agent, body.input);
+  refuseInvalidInput(agent, deps.tools, body.input);
   return submitTask(deps, caller, {
     query: `Execute agent ${agent.id}`,
     session_id: body.session_id,

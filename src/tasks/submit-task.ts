@@ -79,7 +79,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   });
   refuseUnservedRequest({ mode: input.mode, context, options: pickOptions(input) });
   refuseUnrunnableTemplate(deps.templates, context);
-  prepareAgentRequest(deps.agents, context, query);
+  prepareAgentRequest(deps.agents, deps.tools, context, query);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,

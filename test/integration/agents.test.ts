@@ -49,6 +49,35 @@ const modelCalls = async (gateway: Gateway, taskId: string) =>
 const eventTypes = async (gateway: Gateway, taskId: string) =>
   (await gateway.sql.query('select type, agent_id from task_events where task_id = $1 order by seq', [taskId])).rows as Array<{ type: string; agent_id: string | null }>;
 
+
+/** Spec 4.9's input checks: [agent, input, the exact 400 message]. */
+const INVALID_INPUTS: Array<[string, unknown, string]> = [
+  ['keyword-extract', {}, 'missing required field: text'],
+  ['keyword-extract', { text: null }, 'required field text must not be null'],
+  ['keyword-extract', { text: 5 }, 'field text must be a string, got integer'],
+  ['keyword-extract', { text: 1.5 }, 'field text must be a string, got number'],
+  ['keyword-extract', { text: true }, 'field text must be a string, got boolean'],
+  ['keyword-extract', { text: ['a'] }, 'field text must be a string, got array'],
+  ['keyword-extract', { text: { a: 1 } }, 'field text must be a string, got object'],
+  ['keyword-extract', { text: 'x', max_keywords: 'five' }, 'field max_keywords must be an integer, got string'],
+  ['keyword-extract', { text: 'x', max_keywords: 2.5 }, 'field max_keywords must be an integer, got number'],
+  ['keyword-extract', { text: 'x', max_keywords: null }, 'field max_keywords must be an integer, got null'],
+  ['keyword-extract', { text: 'x', max_keywords: 500 }, 'field max_keywords must be <= 50'],
+  ['keyword-extract', { text: 'x', colour: 'red' }, 'unknown field: colour'],
+  ['keyword-extract', { colour: 'red', size: 2 }, 'missing required field: text; unknown field: colour; unknown field: size'],
+  ['serp-ads', {}, 'missing required field: query'],
+  ['serp-ads', { query: 'x', device: 'watch' }, 'field device must be one of "desktop", "mobile", "tablet", got "watch"'],
+  ['serp-ads', { query: 'x', device: 1 }, 'field device must be a string, got integer'],
+  ['browser-screenshot', { url: 'http://example.com', full_page: 'yes' }, 'field full_page must be a boolean, got string'],
+  ['browser-screenshot', { url: 'http://example.com', full_page: 1 }, 'field full_page must be a boolean, got integer'],
+  ['news-aggregator', { feeds: 'http://example.com/feed' }, 'field feeds must be an array, got string'],
+  ['news-aggregator', { feeds: {} }, 'field feeds must be an array, got object'],
+  ['news-aggregator', { max_items: true }, 'field max_items must be an integer, got boolean'],
+  ['news-aggregator', { query: null }, 'field query must be a string, got null'],
+  ['competitor-discover', { company: null, domain: 7 }, 'required field company must not be null; field domain must be a string, got integer'],
+  ['ads-transparency', { advertiser: 'tesla.com', format: 'audio' }, 'field format must be one of "text", "image", "video", got "audio"'],
+];
+
 describe('agents', { timeout: 300_000 }, () => {
   const gateway = useGateway({
     env: { ...authEnv, SERPAPI_BASE_URL: standInUrl, SERPAPI_API_KEY: SERPAPI_KEY, TOOLS_NETWORK_ALLOW: standInUrl.replace('http://', '') },
@@ -190,6 +219,23 @@ describe('agents', { timeout: 300_000 }, () => {
     assert.equal(await modelCalls(gateway(), task.task_id), 0);
   });
 
+  it('refuses each invalid input with 400 and the exact message of spec 4.9, creating no task', async () => {
+    const taskCount = async () => Number((await gateway().sql.query('select count(*) from tasks where tenant_id = $1', [owner.tenantId])).rows[0].count);
+    const before = await taskCount();
+    for (const [agent, input, message] of INVALID_INPUTS) {
+      const answer = await gateway().request('POST', `/api/v1/agents/${agent}`, { input }, withKey(owner));
+      assert.deepEqual([answer.status, answer.body], [400, { error: `input validation failed: ${message}` }], `${agent} ${JSON.stringify(input)}`);
+    }
+    for (const body of [{}, { input: [] }, { input: 'text' }, { input: null }, { input: {}, extra: 1 }]) {
+      const answer = await gateway().request('POST', '/api/v1/agents/keyword-extract', body, withKey(owner));
+      assert.equal(answer.status, 400, JSON.stringify(body));
+    }
+    assert.equal(await taskCount(), before, 'no task was created');
+    // JSON cannot tell 3.0 from 3: a whole-number float is an integer.
+    const whole = await gateway().requestRaw('POST', '/api/v1/agents/keyword-extract', '{"input":{"text":"rivers and deltas","max_keywords":3.0}}', { ...withKey(owner), 'content-type': 'application/json' });
+    assert.equal(whole.status, 202, whole.text);
+  });
+
   it('the sync mirror holds every agent for the tenant', async () => {
     const synced = await gateway().request('GET', '/api/v1/agents/sync', undefined, withKey(owner));
     assert.equal(synced.status, 200, synced.text);
@@ -198,4 +244,35 @@ describe('agents', { timeout: 300_000 }, () => {
     assert.ok(synced.body.agents.every((row: any) => row.tenant_id === owner.tenantId && row.is_deleted === false && row.version === 1));
     assert.deepEqual(synced.body.agents[0].config, listed.body.agents[0]);
   });
+
+  it('an agent removed from the catalogue stays in the mirror as a tombstone; the others are unchanged', async (t) => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'agents-'));
+    t.after(() => rm(directory, { recursive: true, force: true }));
+    await cp('config/agents', directory, { recursive: true });
+    await rm(path.join(directory, 'price-history.yaml'));
+    const second = await startGateway(t, { databaseUrl: gateway().databaseUrl, env: { ...authEnv, AGENTS_DIR: directory } });
+    const synced = await second.request('GET', '/api/v1/agents/sync', undefined, withKey(owner));
+    assert.equal(synced.status, 200, synced.text);
+    const removed = synced.body.agents.find((row: any) => row.agent_key === 'price-history');
+    assert.equal(removed.is_deleted, true);
+    assert.ok(Date.parse(removed.deleted_at) > 0);
+    assert.equal(removed.version, 2);
+    assert.ok(synced.body.agents.filter((row: any) => row.agent_key !== 'price-history').every((row: any) => !row.is_deleted && row.version === 1));
+    assert.equal((await second.request('GET', '/api/v1/agents/price-history', undefined, withKey(owner))).status, 404);
+    const strangers = await second.request('GET', '/api/v1/agents/sync', undefined, withKey(stranger));
+    assert.ok(strangers.body.agents.every((row: any) => row.tenant_id === stranger.tenantId && !row.is_deleted), 'each tenant has its own mirror');
+  });
+});
+
+test('an invalid agent file stops the server, naming the file and what is wrong', async (t) => {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'agents-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  await cp('config/agents/keyword-extract.yaml', path.join(directory, 'keyword-extract.yaml'));
+  await writeFile(path.join(directory, 'broken.yaml'), 'id: broken\nname: Broken\ndescription: runs a tool that does not exist\ncategory: ads_research\ntool: no_such_tool\n'
+    + 'input_schema: { properties: {} }\noutput_schema: {}\ncost_per_call: 0\ntimeout_seconds: 10\n');
+  const databaseUrl = await createTestDatabase(t, { migrated: true });
+  const refused = await runRefused(databaseUrl, { AGENTS_DIR: directory });
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.output, new RegExp(`invalid agent file ${path.join(directory, 'broken.yaml')}`));
+  assert.match(refused.output, /tool no_such_tool is not a tool of this server/);
 });

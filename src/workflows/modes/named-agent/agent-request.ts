@@ -1,7 +1,8 @@
 import { badRequest } from '../../../errors.ts';
+import type { ToolRegistry } from '../../../tools/registry.ts';
 import type { AgentCatalogue } from './agent-catalogue.ts';
 import type { AgentDefinition } from './agent-file.ts';
-import { agentInputProblems, inputValidationMessage } from './agent-input.ts';
+import { agentInputProblems, inputValidationMessage, toolArgumentsOf } from './agent-input.ts';
 
 /**
  * Checks `context.agent` and `context.agent_input` of a submission (spec 4.2 rule 7, 4.9) and completes the input:
@@ -9,7 +10,7 @@ import { agentInputProblems, inputValidationMessage } from './agent-input.ts';
  * query to primary field"), so `{query: "…", context: {agent: "keyword-extract"}}` works. 400 for an unknown
  * agent or an invalid input.
  */
-export function prepareAgentRequest(agents: AgentCatalogue, context: Record<string, unknown>, query: string): void {
+export function prepareAgentRequest(agents: AgentCatalogue, tools: ToolRegistry, context: Record<string, unknown>, query: string): void {
   if (context.agent === undefined) return;
   if (typeof context.agent !== 'string') throw badRequest('context.agent must be a string (an agent id)');
   const agent = agents.find(context.agent);
@@ -17,12 +18,24 @@ export function prepareAgentRequest(agents: AgentCatalogue, context: Record<stri
   const input = context.agent_input ?? {};
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badRequest('context.agent_input must be an object');
   context.agent_input = withQuery(agent, input as Record<string, unknown>, query);
-  refuseInvalidInput(agent, context.agent_input as Record<string, unknown>);
+  refuseInvalidInput(agent, tools, context.agent_input as Record<string, unknown>);
 }
 
-export function refuseInvalidInput(agent: AgentDefinition, input: Record<string, unknown>): void {
+/**
+ * Spec 4.9's checks, then the tool's own schema (ranges, lengths, patterns: `max_keywords` above 50), so that an
+ * input the tool would refuse is a 400 here rather than a failed task.
+ */
+export function refuseInvalidInput(agent: AgentDefinition, tools: ToolRegistry, input: Record<string, unknown>): void {
   const problems = agentInputProblems(agent, input);
+  if (problems.length === 0) problems.push(...toolSchemaProblems(agent, tools, input));
   if (problems.length > 0) throw badRequest(inputValidationMessage(problems));
+}
+
+function toolSchemaProblems(agent: AgentDefinition, tools: ToolRegistry, input: Record<string, unknown>): string[] {
+  return tools.inputErrors(agent.tool, toolArgumentsOf(agent, input)).map((error) => {
+    const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    return `field ${field || 'input'} ${error.message ?? 'is invalid'}`;
+  });
 }
 
 function withQuery(agent: AgentDefinition, input: Record<string, unknown>, query: string): Record<string, unknown> {
