@@ -9,6 +9,8 @@ import type { ToolDefinition, ToolRegistry } from './registry.ts';
 import { statisticsTool } from './statistics.ts';
 import { competitorDiscoverTool } from './competitors/competitor-discover-tool.ts';
 import { newsAggregatorTool } from './feeds/news-aggregator-tool.ts';
+import { newsSentimentTool } from './feeds/news-sentiment-tool.ts';
+import { imageFetchTool } from './images/image-fetch-tool.ts';
 import { keywordExtractTool } from './keywords/keyword-extract-tool.ts';
 import { adsSerpExtractTool, adsTransparencySearchTool } from './vendors/ads-tools.ts';
 import { marketQuoteTool, priceHistoryTool } from './vendors/market-tools.ts';
@@ -21,7 +23,7 @@ import { webSubpageFetchTool } from './web/web-subpage-fetch-tool.ts';
 export const BUILT_IN_TOOLS: readonly ToolDefinition[] = [
   calculatorTool, statisticsTool, webSearchTool, webFetchTool, webSubpageFetchTool, webCrawlTool, ...FILE_TOOLS, pythonExecutorTool, bashTool, ...BROWSER_TOOLS,
   // The single-purpose agents' tools (config/agents): offered to a role only when its preset names them.
-  keywordExtractTool, newsAggregatorTool, competitorDiscoverTool, adsSerpExtractTool, adsTransparencySearchTool, marketQuoteTool, priceHistoryTool,
+  keywordExtractTool, newsAggregatorTool, competitorDiscoverTool, adsSerpExtractTool, adsTransparencySearchTool, marketQuoteTool, priceHistoryTool, imageFetchTool, newsSentimentTool,
 ];
 
 /**

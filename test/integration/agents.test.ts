@@ -4,6 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { findChromium } from '../../src/tools/browser/find-chromium.ts';
@@ -14,6 +15,24 @@ const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-t
 const chromiumMissing = await findChromium(process.env.CHROMIUM_PATH).then(() => false, (error: Error) => `no Chromium to drive: ${error.message}`);
 const SERPAPI_KEY = 'stand-in-serpapi-key';
 
+/** A 3x2 PNG (an ad creative as the network would serve it), made here: signature, IHDR, one IDAT, IEND. */
+const TINY_PNG = (() => {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(3, 0);
+  header.writeUInt32BE(2, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.from([0, 255, 0, 0, 255, 0, 0, 255, 0, 0, 0, 0, 0, 255, 0, 0, 255, 0, 0, 255]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+})();
+
 /** SerpApi's wire format (test/fixtures/serpapi) and a feed and a page, as the network would serve them, on 127.0.0.1. */
 function standInServer(): { server: Server; requests: URL[] } {
   const requests: URL[] = [];
@@ -23,8 +42,11 @@ function standInServer(): { server: Server; requests: URL[] } {
     const send = (status: number, type: string, body: string | Buffer) => response.writeHead(status, { 'content-type': type }).end(body);
     if (url.pathname === '/search.json') {
       if (url.searchParams.get('api_key') !== SERPAPI_KEY) return send(401, 'application/json', JSON.stringify({ error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key' }));
-      return send(200, 'application/json', await readFile('test/fixtures/serpapi/google-ads.json'));
+      const fixture = url.searchParams.get('engine') === 'google_ads_transparency_center' ? 'ads-transparency.json' : 'google-ads.json';
+      return send(200, 'application/json', await readFile(`test/fixtures/serpapi/${fixture}`));
     }
+    if (url.pathname === '/creative.png') return send(200, 'image/png', TINY_PNG);
+    if (url.pathname === '/missing.png') return send(404, 'text/plain', 'no such image');
     if (url.pathname === '/feeds/markets.xml') return send(200, 'application/rss+xml', await readFile('config/news-feeds/markets.xml'));
     return send(200, 'text/html', '<!doctype html><title>Landing page</title><h1 style="color:#c00">Try Quillpad free</h1><button>Start</button>');
   });
@@ -198,6 +220,42 @@ describe('agents', { timeout: 300_000 }, () => {
     assert.deepEqual([sent.searchParams.get('engine'), sent.searchParams.get('q'), sent.searchParams.get('gl'), sent.searchParams.get('device')], ['google', 'note taking app', 'us', 'desktop']);
   });
 
+  it('ads-transparency returns the advertiser\'s creatives from the vendor stand-in', async () => {
+    const { task } = await runAgent(gateway(), owner, 'ads-transparency', { advertiser: 'quillpad.example', region: '2840' });
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    assert.equal(result.ads_count, 2);
+    assert.deepEqual([result.ads[0].creative_id, result.ads[0].first_shown, result.ads[0].last_shown, result.ads[1].format], ['CR09876543210987654321', '2024-11-01', '2024-11-22', 'text']);
+  });
+
+  it('ad-creative-analyze downloads the image into the workspace and one vision call describes it (the mock, deterministically)', async () => {
+    const sessionId = `creative-${randomUUID()}`;
+    const { task } = await runAgent(gateway(), owner, 'ad-creative-analyze', { image_url: `${standInUrl}/creative.png` }, { session_id: sessionId });
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const result = JSON.parse(task.result);
+    assert.match(result.path, /^images\/.+\.png$/);
+    assert.equal(result.media_type, 'image/png');
+    assert.match(result.analysis, new RegExp(`^Image 1: image/png, 3x2 pixels, ${TINY_PNG.length} bytes, sha256 [0-9a-f]{12}\\.`));
+    assert.equal(await modelCalls(gateway(), task.task_id), 1, 'the vision step is the one model call; no planning');
+    const failed = await runAgent(gateway(), owner, 'ad-creative-analyze', { image_url: `${standInUrl}/missing.png` }, { session_id: sessionId });
+    assert.equal(failed.task.status, 'TASK_STATUS_FAILED');
+    assert.match(failed.task.error, /answered HTTP 404/);
+    assert.equal(await modelCalls(gateway(), failed.task.task_id), 0, 'no image, no model call');
+  });
+
+  it('news-sentiment scores the offline feeds\' items, and serp-organic ranks the offline corpus, with no model call', async () => {
+    const sentiment = await runAgent(gateway(), owner, 'news-sentiment', {});
+    assert.equal(sentiment.task.status, 'TASK_STATUS_COMPLETED', sentiment.task.error);
+    const scored = JSON.parse(sentiment.task.result);
+    assert.equal(scored.items.length, 7);
+    assert.ok(scored.items.every((item: any) => ['positive', 'neutral', 'negative'].includes(item.sentiment.label)));
+    assert.equal(scored.counts.positive + scored.counts.neutral + scored.counts.negative, 7);
+    const organic = await runAgent(gateway(), owner, 'serp-organic', { query: 'note-taking app', max_results: 3 });
+    assert.equal(organic.task.status, 'TASK_STATUS_COMPLETED', organic.task.error);
+    assert.equal(JSON.parse(organic.task.result).results.length, 3);
+    assert.equal(await modelCalls(gateway(), sentiment.task.task_id) + await modelCalls(gateway(), organic.task.task_id), 0);
+  });
+
   it('a vendor agent without its credential fails its task naming the variable, never with a made-up result', async () => {
     const { task } = await runAgent(gateway(), owner, 'market-quote', { symbol: 'IBM' });
     assert.equal(task.status, 'TASK_STATUS_FAILED');
@@ -217,6 +275,43 @@ describe('agents', { timeout: 300_000 }, () => {
     const file = await gateway().sql.query('select size from session_files where path = $1', [result.path]);
     assert.equal(Number(file.rows[0].size), result.bytes);
     assert.equal(await modelCalls(gateway(), task.task_id), 0);
+  });
+
+  it('lp-visual-analyze and lp-batch-analyze screenshot pages and have each looked at; a batch reports the page that failed', { skip: chromiumMissing || undefined }, async () => {
+    const sessionId = `lp-${randomUUID()}`;
+    const single = await runAgent(gateway(), owner, 'lp-visual-analyze', { url: `${standInUrl}/landing` }, { session_id: sessionId });
+    assert.equal(single.task.status, 'TASK_STATUS_COMPLETED', single.task.error);
+    const seen = JSON.parse(single.task.result);
+    assert.match(seen.analysis, /^Image 1: image\/png, \d+x\d+ pixels/);
+    assert.equal(await modelCalls(gateway(), single.task.task_id), 1);
+    const batch = await runAgent(gateway(), owner, 'lp-batch-analyze', { urls: [`${standInUrl}/landing`, 'http://127.0.0.1:9/refused'] }, { session_id: sessionId });
+    assert.equal(batch.task.status, 'TASK_STATUS_COMPLETED', batch.task.error);
+    const items = JSON.parse(batch.task.result).items;
+    assert.equal(items.length, 2);
+    assert.equal(items[0].ok, true);
+    assert.match(items[0].output.analysis, /^Image 1: image\/png/);
+    assert.equal(items[1].ok, false);
+    assert.match(items[1].error, /refused|loopback|TOOLS_NETWORK_ALLOW/);
+    assert.equal(await modelCalls(gateway(), batch.task.task_id), 1, 'one look per page that loaded');
+  });
+
+  it('works unchanged with the Shannon SDK\'s wire shapes: list_agents, get_agent, execute_agent, then get_status', async () => {
+    // The SDK sends exactly these bodies and reads exactly these fields (reference, SDK wire contract).
+    const headers = { 'x-api-key': owner.apiKey, 'content-type': 'application/json' };
+    const listed = await gateway().request('GET', '/api/v1/agents', undefined, { 'x-api-key': owner.apiKey });
+    const agent = listed.body.agents.find((candidate: any) => candidate.id === 'keyword-extract');
+    for (const field of ['id', 'name', 'description', 'category', 'tool', 'input_schema', 'cost_per_call']) assert.ok(field in agent, field);
+    const detail = (await gateway().request('GET', '/api/v1/agents/keyword-extract', undefined, { 'x-api-key': owner.apiKey })).body;
+    assert.equal(detail.id, 'keyword-extract');
+    const executed = await gateway().requestRaw('POST', '/api/v1/agents/keyword-extract', JSON.stringify({ input: { text: 'Tidal power and tidal turbines.' }, stream: false, session_id: 'sdk-session' }), headers);
+    assert.ok([200, 202].includes(executed.status), executed.text);
+    const workflowId = executed.headers.get('x-workflow-id');
+    assert.ok(workflowId, 'X-Workflow-ID is required by execute_agent');
+    const body = JSON.parse(executed.text);
+    assert.deepEqual([body.task_id, body.agent_id, typeof body.status, typeof body.created_at, executed.headers.get('x-session-id')], [workflowId, 'keyword-extract', 'string', 'string', 'sdk-session']);
+    const status = await waitForTask(gateway(), workflowId!, 60_000, withKey(owner));
+    assert.equal(status.status.replace('TASK_STATUS_', ''), 'COMPLETED');
+    assert.ok(JSON.parse(status.result).keywords.length > 0);
   });
 
   it('refuses each invalid input with 400 and the exact message of spec 4.9, creating no task', async () => {

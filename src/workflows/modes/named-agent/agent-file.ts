@@ -28,6 +28,18 @@ const AgentFileSchema = Type.Object({
   output_schema: Type.Record(Type.String(), Type.Unknown()),
   cost_per_call: Type.Number({ minimum: 0 }),
   timeout_seconds: Type.Integer({ minimum: 1, maximum: 3600 }),
+  /** The tool runs once per item of an array input field, given as one argument (e.g. `urls` → `url`). */
+  batch: Type.Optional(Type.Object({
+    input: Type.String({ minLength: 1 }),
+    argument: Type.String({ minLength: 1 }),
+    max_items: Type.Integer({ minimum: 1, maximum: 20 }),
+  }, { additionalProperties: false })),
+  /** A model step after the tool: the image the tool saved (`path` in its output) goes to a vision model with this prompt. */
+  vision: Type.Optional(Type.Object({
+    prompt: Type.String({ minLength: 1 }),
+    system: Type.Optional(Type.String({ minLength: 1 })),
+    model_tier: Type.Optional(Type.Enum(['small', 'medium', 'large'])),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
 export type AgentFile = Static<typeof AgentFileSchema>;
@@ -62,11 +74,13 @@ function namingProblems(agent: AgentDefinition): string[] {
 
 function inputProblems(agent: AgentDefinition): string[] {
   const { required = [], properties } = agent.input_schema;
+  const batch = agent.batch;
+  const batchProblems = batch && properties[batch.input]?.type !== 'array' ? [`batch: input field ${batch.input} must be an array field of input_schema`] : [];
   const undeclared = required.filter((name) => !(name in properties)).map((name) => `input_schema: required field ${name} is not among its properties`);
   const badDefaults = Object.entries(properties)
     .filter(([, property]) => property.enum !== undefined && property.default !== undefined && !property.enum.some((value) => Value.Equal(value, property.default)))
     .map(([name]) => `input_schema: the default of ${name} is not one of its enum values`);
-  return [...undeclared, ...badDefaults];
+  return [...batchProblems, ...undeclared, ...badDefaults];
 }
 
 /** The tool must exist and accept every input field; the fields it requires must be required (or defaulted) here. */
@@ -75,9 +89,12 @@ function toolProblems(agent: AgentDefinition, tools: Pick<ToolRegistry, 'get'>):
   if (!tool) return [`tool ${agent.tool} is not a tool of this server`];
   const toolProperties = (tool.parameters.properties ?? {}) as Record<string, unknown>;
   const { required = [], properties } = agent.input_schema;
-  const unknown = Object.keys(properties).filter((name) => !(name in toolProperties)).map((name) => `input_schema: tool ${agent.tool} has no parameter ${name}`);
+  const batched = agent.batch ? [agent.batch.input] : [];
+  if (agent.batch && !(agent.batch.argument in toolProperties)) return [`batch: tool ${agent.tool} has no parameter ${agent.batch.argument}`];
+  const given = [...required, ...(agent.batch ? [agent.batch.argument] : [])];
+  const unknown = Object.keys(properties).filter((name) => !(name in toolProperties) && !batched.includes(name)).map((name) => `input_schema: tool ${agent.tool} has no parameter ${name}`);
   const missing = ((tool.parameters.required ?? []) as string[])
-    .filter((name) => !required.includes(name) && properties[name]?.default === undefined)
+    .filter((name) => !given.includes(name) && properties[name]?.default === undefined)
     .map((name) => `input_schema: tool ${agent.tool} requires ${name}; require it or give it a default`);
   return [...unknown, ...missing];
 }

@@ -37,6 +37,16 @@ export function toolArgumentsOf(agent: AgentDefinition, input: Record<string, un
   return { ...Object.fromEntries(defaults), ...input };
 }
 
+/** The tool's arguments: the input with its defaults, or for a batch one set per item of the batch field. */
+export function toolCallsOf(agent: AgentDefinition, input: Record<string, unknown>): Array<Record<string, unknown>> {
+  const args = toolArgumentsOf(agent, input);
+  if (!agent.batch) return [args];
+  const { input: field, argument, max_items: maxItems } = agent.batch;
+  const { [field]: items, ...shared } = args;
+  return (items as unknown[]).slice(0, maxItems).map((item) => ({ ...shared, [argument]: item }));
+}
+
+
 function isOfType(value: unknown, type: InputType): boolean {
   switch (type) {
     case 'string': return typeof value === 'string';

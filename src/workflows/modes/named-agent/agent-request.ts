@@ -2,7 +2,7 @@ import { badRequest } from '../../../errors.ts';
 import type { ToolRegistry } from '../../../tools/registry.ts';
 import type { AgentCatalogue } from './agent-catalogue.ts';
 import type { AgentDefinition } from './agent-file.ts';
-import { agentInputProblems, inputValidationMessage, toolArgumentsOf } from './agent-input.ts';
+import { agentInputProblems, inputValidationMessage, toolCallsOf } from './agent-input.ts';
 
 /**
  * Checks `context.agent` and `context.agent_input` of a submission (spec 4.2 rule 7, 4.9) and completes the input:
@@ -32,10 +32,14 @@ export function refuseInvalidInput(agent: AgentDefinition, tools: ToolRegistry, 
 }
 
 function toolSchemaProblems(agent: AgentDefinition, tools: ToolRegistry, input: Record<string, unknown>): string[] {
-  return tools.inputErrors(agent.tool, toolArgumentsOf(agent, input)).map((error) => {
+  const batchSize = agent.batch ? (input[agent.batch.input] as unknown[] | undefined)?.length ?? 0 : 1;
+  if (batchSize === 0) return [`field ${agent.batch!.input} must have at least 1 item`];
+  if (agent.batch && batchSize > agent.batch.max_items) return [`field ${agent.batch.input} must have at most ${agent.batch.max_items} items`];
+  const problems = toolCallsOf(agent, input).flatMap((args) => tools.inputErrors(agent.tool, args).map((error) => {
     const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
     return `field ${field || 'input'} ${error.message ?? 'is invalid'}`;
-  });
+  }));
+  return [...new Set(problems)];
 }
 
 function withQuery(agent: AgentDefinition, input: Record<string, unknown>, query: string): Record<string, unknown> {
