@@ -25,16 +25,16 @@ export async function runNamedAgent(deps: Deps, task: TaskSnapshot): Promise<Tas
   await checkpoint(deps, task, 'pre_execution');
   const run = await runTaskStep(deps, `agent:${agentId}`, () => withCancelWatch(deps, task.id, (cancel) => runAgentTool(deps, task, agentId, cancel)));
   if (!run.ok) throw new Error(`agent ${agentId} failed: ${run.error}`);
-  const agent = deps.agents.find(agentId);
-  const seen = agent?.vision ? await runTaskStep(deps, `agent:${agentId}:vision`, () => withCancelWatch(deps, task.id, (cancel) => lookAtImages(deps, task, agent, run.results, cancel))) : undefined;
+  const { agent } = run;
+  const seen = agent.vision ? await runTaskStep(deps, `agent:${agentId}:vision`, () => withCancelWatch(deps, task.id, (cancel) => lookAtImages(deps, task, agent, run.results, cancel))) : undefined;
   const results = seen?.results ?? run.results;
   await announceCompleted(deps, task, agentId, agent);
   return {
     mode: NAMED_AGENT_MODE,
-    answer: { ...(seen?.usage ?? NO_MODEL), agentId, text: JSON.stringify(agent?.batch ? { items: results } : resultOf(results[0])) },
+    answer: { ...(seen?.usage ?? NO_MODEL), agentId, text: JSON.stringify(agent.batch ? { items: results } : resultOf(results[0])) },
     agentsUsed: 1,
     complexityScore: null,
-    metadata: { agent_id: agentId, tool: agent?.tool ?? null },
+    metadata: { agent_id: agentId, tool: agent.tool },
   };
 }
 
@@ -66,12 +66,12 @@ async function runAgentTool(deps: Deps, task: TaskSnapshot, agentId: string, can
   const failure = results.find((result) => !result.ok);
   // A batch fails only when every item does; each failed item is reported in the result.
   if (failure && !failure.ok && results.every((result) => !result.ok)) return agentFailed(deps, task, stepKey, agentId, failure.error);
-  return { ok: true, results };
+  return { ok: true, agent, results };
 }
 
-async function announceCompleted(deps: Deps, task: TaskSnapshot, agentId: string, agent: AgentDefinition | undefined): Promise<void> {
+async function announceCompleted(deps: Deps, task: TaskSnapshot, agentId: string, agent: AgentDefinition): Promise<void> {
   await runTaskStep(deps, `agent:${agentId}:completed`, () => appendEvents(deps, task.id, 'workflow', [{
-    type: 'AGENT_COMPLETED', agentId, message: `Agent ${agent?.name ?? agentId} completed`,
-    payload: { agent_id: agentId, tool: agent?.tool ?? null, cost_usd: agent?.cost_per_call ?? 0 }, dedupeKey: `agent:${agentId}:completed`,
+    type: 'AGENT_COMPLETED', agentId, message: `Agent ${agent.name} completed`,
+    payload: { agent_id: agentId, tool: agent.tool, cost_usd: agent.cost_per_call }, dedupeKey: `agent:${agentId}:completed`,
   }]));
 }
