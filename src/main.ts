@@ -105,6 +105,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);
   const agents = loadAgentCatalogue(config.agents.dir, config.agents.avatarsPath, tools);
+  logger.info({ agents: agents.list().length, agents_dir: config.agents.dir }, 'agent catalogue loaded');
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
