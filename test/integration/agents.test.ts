@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { findChromium } from '../../src/tools/browser/find-chromium.ts';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
-import { createTestDatabase, runRefused, startGateway, useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { createTestDatabase, runRefused, startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 const chromiumMissing = await findChromium(process.env.CHROMIUM_PATH).then(() => false, (error: Error) => `no Chromium to drive: ${error.message}`);
@@ -47,12 +47,15 @@ function standInServer(): { server: Server; requests: URL[] } {
     }
     if (url.pathname === '/creative.png') return send(200, 'image/png', TINY_PNG);
     if (url.pathname === '/missing.png') return send(404, 'text/plain', 'no such image');
-    if (url.pathname === '/feeds/markets.xml') return send(200, 'application/rss+xml', await readFile('config/news-feeds/markets.xml'));
+    if (url.pathname === '/feeds/slow.xml' && holdSlowFeed) return; // never answered: the process is killed meanwhile
+    if (url.pathname === '/feeds/markets.xml' || url.pathname === '/feeds/slow.xml') return send(200, 'application/rss+xml', await readFile('config/news-feeds/markets.xml'));
     return send(200, 'text/html', '<!doctype html><title>Landing page</title><h1 style="color:#c00">Try Quillpad free</h1><button>Start</button>');
   });
   return { server, requests };
 }
 
+/** While true, the slow feed is never answered (a worker killed mid-call); the run after the restart gets it. */
+let holdSlowFeed = true;
 const standIn = standInServer();
 standIn.server.listen(0, '127.0.0.1');
 await new Promise((resolve) => standIn.server.once('listening', resolve));
@@ -356,6 +359,27 @@ describe('agents', { timeout: 300_000 }, () => {
     assert.equal((await second.request('GET', '/api/v1/agents/price-history', undefined, withKey(owner))).status, 404);
     const strangers = await second.request('GET', '/api/v1/agents/sync', undefined, withKey(stranger));
     assert.ok(strangers.body.agents.every((row: any) => row.tenant_id === stranger.tenantId && !row.is_deleted), 'each tenant has its own mirror');
+  });
+});
+
+describe('an agent task whose worker dies mid-call', { timeout: 120_000 }, () => {
+  const gateway = useGateway({ env: { TOOLS_NETWORK_ALLOW: standInUrl.replace('http://', '') } });
+
+  it('is run again from its step by the restarted process and completes once', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/agents/news-aggregator', { input: { feeds: [`${standInUrl}/feeds/slow.xml`] } });
+    assert.equal(submitted.status, 202, submitted.text);
+    const taskId = submitted.body.task_id;
+    await waitFor('the feed to be asked for', async () => (standIn.requests.some((url) => url.pathname === '/feeds/slow.xml') ? true : undefined));
+    await gateway().kill('SIGKILL');
+    holdSlowFeed = false;
+    await gateway().restart();
+    const task = await waitForTask(gateway(), taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    assert.equal(JSON.parse(task.result).items.length, 3);
+    const types = (await eventTypes(gateway(), taskId)).map((event) => event.type);
+    assert.equal(types.filter((type) => type === 'AGENT_STARTED').length, 1);
+    assert.equal(types.filter((type) => type === 'AGENT_COMPLETED').length, 1);
+    assert.equal(types.filter((type) => type === 'WORKFLOW_COMPLETED').length, 1);
   });
 });
 
