@@ -1,4 +1,5 @@
 import type { Deps } from '../../../deps.ts';
+import type { NewTaskEvent } from '../../../events/append-event.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
 import { callToolOnce } from '../../agent-calls/agent-tool-call.ts';
 import { keyedEvents } from '../../agent-calls/call-agent.ts';
@@ -59,15 +60,18 @@ async function runAgentTool(deps: Deps, task: TaskSnapshot, agentId: string, can
     const outcome = await callToolOnce(deps, task, calls.length === 1 ? stepKey : `${stepKey}#${index}`, tool, args, cancel);
     results.push(outcome.error === undefined ? { ok: true, args, output: outcome.output } : { ok: false, args, error: outcome.error });
   }
-  await appendEvents(deps, task.id, 'workflow', keyedEvents(results.map((result) => ({
-    type: 'TOOL_OBSERVATION', agentId, message: result.ok ? `Tool ${agent.tool} returned` : `Tool ${agent.tool} failed: ${result.error}`.slice(0, 1000),
-    payload: { tool: agent.tool, ...(result.ok ? {} : { error: result.error.slice(0, 1000) }) },
-  })), `${stepKey}:observed`));
-  const failure = results.find((result) => !result.ok);
+  await appendEvents(deps, task.id, 'workflow', keyedEvents(results.map((result) => observationOf(agent, result)), `${stepKey}:observed`));
+  const firstFailure = results.find((result): result is Extract<ToolResult, { ok: false }> => !result.ok);
   // A batch fails only when every item does; each failed item is reported in the result.
-  if (failure && !failure.ok && results.every((result) => !result.ok)) return agentFailed(deps, task, stepKey, agentId, failure.error);
+  if (firstFailure && results.every((result) => !result.ok)) return agentFailed(deps, task, stepKey, agentId, firstFailure.error);
   return { ok: true, agent, results };
 }
+
+const observationOf = (agent: AgentDefinition, result: ToolResult): NewTaskEvent => ({
+  type: 'TOOL_OBSERVATION', agentId: agent.id,
+  message: (result.ok ? `Tool ${agent.tool} returned` : `Tool ${agent.tool} failed: ${result.error}`).slice(0, 1000),
+  payload: { tool: agent.tool, ...(result.ok ? {} : { error: result.error.slice(0, 1000) }) },
+});
 
 async function announceCompleted(deps: Deps, task: TaskSnapshot, agentId: string, agent: AgentDefinition): Promise<void> {
   await runTaskStep(deps, `agent:${agentId}:completed`, () => appendEvents(deps, task.id, 'workflow', [{
