@@ -12,6 +12,7 @@ import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import type { AgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import type { ResearchConfig } from './workflows/modes/research/research-config.ts';
 import type { SkillCatalogue } from './skills/skill-catalogue.ts';
 
@@ -26,6 +27,8 @@ export interface Deps {
   templates: TemplateRegistry;
   /** The skills (SKILLS_PATH), read again while the process runs (skills/reload-skills.ts). */
   skills: SkillCatalogue;
+  /** The single-purpose agents (config/agents) a task runs without planning. */
+  agents: AgentCatalogue;
   /** Deep research's strategy presets and citation rules (config/research-strategies.yaml, citation-credibility.yaml). */
   research: ResearchConfig;
   logger: Logger;

@@ -42,6 +42,7 @@ import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 import { loadSkillCatalogue } from './skills/skill-catalogue.ts';
 import { logSkillProblems, reloadSkills } from './skills/reload-skills.ts';
+import { loadAgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import { loadResearchConfig } from './workflows/modes/research/research-config.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
@@ -107,6 +108,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const templates = loadTemplateRegistry(config.templatesDir, tools);
   const skills = await loadSkillCatalogue(config.skills.path);
   logSkillProblems(logger, skills.problems());
+  const agents = loadAgentCatalogue(config.agents.dir, config.agents.avatarsPath, tools);
+  logger.info({ agents: agents.list().length, agents_dir: config.agents.dir }, 'agent catalogue loaded');
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
@@ -121,7 +124,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
   const deps: Deps = {
-    config, db: connection.db, models, tools, templates, skills, research, logger, events,
+    config, db: connection.db, models, tools, templates, skills, agents, research, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     handingOver: handingOver.signal,

@@ -345,6 +345,17 @@ export interface ResearchReviewsTable {
   retained_until: Timestamp;
 }
 
+export interface AgentMirrorTable {
+  tenant_id: string;
+  agent_key: string;
+  config: Json<Record<string, unknown>>;
+  config_hash: string;
+  version: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -370,6 +381,7 @@ export interface Database {
   executors: ExecutorsTable;
   task_waits: TaskWaitsTable;
   research_reviews: ResearchReviewsTable;
+  agent_mirror: AgentMirrorTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -10,6 +10,7 @@ import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
 import { inSpan } from '../observability/spans.ts';
 import { injectTraceContext } from '../observability/trace-carrier.ts';
+import { prepareAgentRequest } from '../workflows/modes/named-agent/agent-request.ts';
 import { refuseUnservedRequest } from '../workflows/mode-table.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
@@ -80,6 +81,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   });
   refuseUnservedRequest({ mode: input.mode, context, options: pickOptions(input) });
   refuseUnrunnableTemplate(deps.templates, context);
+  prepareAgentRequest(deps.agents, deps.tools, context, query);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,

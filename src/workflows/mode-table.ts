@@ -5,6 +5,7 @@ import { runSimpleMode, runSimpleWorkflow } from './modes/simple.ts';
 import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
 import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-research.ts';
+import { NAMED_AGENT_MODE, runNamedAgent } from './modes/named-agent/run-named-agent.ts';
 import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
 import { runSkillWorkflow, SKILL_MODE } from './modes/skill/run-skill.ts';
 import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
@@ -27,6 +28,8 @@ interface RequestSetting {
   name: string;
   asks(request: WorkRequest): boolean;
   refusal(request: WorkRequest): string;
+  /** What a mode's selector is set to, to choose it (default "to true"). */
+  choice?: string;
 }
 
 type Runner = (deps: Deps, task: TaskSnapshot) => Promise<TaskOutcome>;
@@ -111,9 +114,14 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     accepts: [maxIterations],
   },
   {
-    mode: 'named_agent', requestable: false,
-    selector: setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+    mode: NAMED_AGENT_MODE, requestable: false,
+    selector: {
+      ...setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+      choice: 'to an agent id (GET /api/v1/agents)',
+    },
     accepts: [setting('context.agent_input', (request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
+    chosenBy: (settings) => settings.agent !== undefined,
+    run: runNamedAgent,
   },
   {
     mode: SKILL_MODE, requestable: false,
@@ -163,7 +171,7 @@ function refuseUnselectedSettings(request: WorkRequest): void {
   const chosen = served.filter((entry) => entry.selector === undefined || entry.selector.asks(request));
   for (const entry of served.filter((candidate) => candidate.selector !== undefined && !chosen.includes(candidate))) {
     const stray = entry.accepts.find((candidate) => candidate.asks(request) && !chosen.some((other) => other.accepts.includes(candidate)));
-    if (stray) throw badRequest(`${stray.name} applies to ${entry.mode} tasks only: set ${entry.selector!.name} to true to run one`);
+    if (stray) throw badRequest(`${stray.name} applies to ${entry.mode} tasks only: set ${entry.selector!.name} ${entry.selector!.choice ?? 'to true'} to run one`);
   }
 }
 

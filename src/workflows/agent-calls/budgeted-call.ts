@@ -128,4 +128,13 @@ function streamTarget<T>(call: BudgetedCall<T>): Pick<StreamModelTextRequest, 'o
   };
 }
 
-const messageText = (message: ModelRequest['messages'][number]) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content));
+const messageText = (message: ModelRequest['messages'][number]) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content, withoutImageBytes));
+
+/**
+ * An image counts as about what providers bill for one (OpenAI: 765 tokens for a 1024-pixel image at high
+ * detail), not as the JSON of its bytes, which would reserve thousands of times more.
+ */
+const IMAGE_ESTIMATE_CHARS = 3_000;
+const withoutImageBytes = (key: string, value: unknown) =>
+  ((key === 'image' || key === 'data') && (value instanceof Uint8Array || (typeof value === 'object' && value !== null && 'type' in value && (value as { type?: unknown }).type === 'Buffer'))
+    ? 'x'.repeat(IMAGE_ESTIMATE_CHARS) : value);

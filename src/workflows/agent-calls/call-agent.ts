@@ -2,7 +2,8 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
 import type { ModelTier } from '../../llm/model-catalog.ts';
-import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
+import type { ModelMessage } from 'ai';
+import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import type { SpentBudgetRule } from '../runtime/budget-policy.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { allowForToolApprovalWaits } from '../runtime/tool-approval.ts';
@@ -22,7 +23,8 @@ export interface AgentCall {
   /** Announced as a PROGRESS event before the agent starts. */
   progress?: string;
   system: string;
-  messages: ConversationMessage[];
+  /** Plain turns; a vision step sends an image part beside its text. */
+  messages: ModelMessage[];
   maxOutputTokens?: number;
   /** The tier of the models that answer (the catalog's priority list); default the task's. The task's overrides still win. */
   modelTier?: ModelTier;
@@ -150,6 +152,8 @@ export function agentCompletedEvent(agentId: string, result: ModelTextResult): N
   };
 }
 
-function lastUserMessage(messages: ConversationMessage[]): string {
-  return messages.findLast((message) => message.role === 'user')?.content ?? '';
+function lastUserMessage(messages: ModelMessage[]): string {
+  const content = messages.findLast((message) => message.role === 'user')?.content ?? '';
+  if (typeof content === 'string') return content;
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [`[${part.type}]`])).join(' ');
 }

@@ -24,6 +24,8 @@ export interface TaskSettings {
   skill: PinnedSkill | undefined;
   /** `context.force_research`: the research workflow runs (workflows/modes/research/). */
   forceResearch: boolean;
+  /** `context.agent`: the single-purpose agent the task runs (workflows/modes/named-agent/). */
+  agent: string | undefined;
   disableAi: boolean;
   requireApproval: boolean;
   /** The policy rule that requires approval of this task (set by the server at submission). */
@@ -65,6 +67,7 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
     skill: pinnedSkillOf(options.skill),
     forceResearch: context.force_research === true,
+    agent: typeof context.agent === 'string' ? context.agent : undefined,
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,
     approvalRule: stringOf(options.approval_rule),
