@@ -78,10 +78,13 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
   });
 }
 
-const reservationAlone: Opening = async (_transaction, _row, reserve) => {
+/** The reservation, with `events` (a phase's PROGRESS) in its commit once the call is granted; the 100 % threshold when refused. */
+export const reservationWith = (events: NewTaskEvent[]): Opening => async (_transaction, _row, reserve) => {
   const reservation = await reserve();
-  return { events: reservation.granted ? [] : spentBudgetEvents(reservation.exhausted), reservation };
+  return { events: reservation.granted ? events : spentBudgetEvents(reservation.exhausted), reservation };
 };
+
+const reservationAlone = reservationWith([]);
 
 /** BUDGET_THRESHOLD at 100 % for a budget that refused a call. */
 export const spentBudgetEvents = (exhausted: BudgetState): NewTaskEvent[] => thresholdEvents([{ ...exhausted, threshold: 100 }]);

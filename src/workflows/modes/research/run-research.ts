@@ -106,7 +106,7 @@ async function research(run: ResearchRun): Promise<TaskOutcome> {
   const cited = citeReport(settings, report);
   if (settings.verification) progress.verification = await verify(run, cited.text, cited.citations);
   const facts = settings.factExtraction ? await extractFacts(run, cited.text, cited.citations) : undefined;
-  await enter(run, 'completion');
+  // The task's own pre_completion checkpoint follows (task-workflow.ts).
   return {
     mode: RESEARCH_MODE,
     answer: { ...report.answer, text: cited.text },
