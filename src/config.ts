@@ -51,6 +51,7 @@ const EnvSchema = Type.Object({
   RESEARCH_STRATEGIES_CONFIG: Type.String({ default: 'config/research-strategies.yaml' }),
   CITATION_CREDIBILITY_CONFIG: Type.String({ default: 'config/citation-credibility.yaml' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
+  MOCK_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   DEFAULT_TASK_MODE: Type.Enum(['auto', 'simple'], { default: 'auto' }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
   EVENT_PARTIALS_ASYNC_COMMIT: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
@@ -245,6 +246,11 @@ export interface Config {
   research: { strategiesPath: string; citationRulesPath: string };
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
   mockDelayMs: number;
+  /**
+   * How long the mock provider waits before it answers any call (tool-call turns and structured answers included),
+   * like a provider's time to first token: what benchmarks model (bench/research). mockDelayMs then paces the answer.
+   */
+  mockLatencyMs: number;
   /** The mode of a task that names none: `auto` plans it with a decomposition call; `simple` answers with one agent. */
   defaultTaskMode: 'auto' | 'simple';
   auth: {
@@ -428,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       citationRulesPath: path.resolve(values.CITATION_CREDIBILITY_CONFIG),
     }),
     mockDelayMs: values.MOCK_DELAY_MS,
+    mockLatencyMs: values.MOCK_LATENCY_MS,
     defaultTaskMode: values.DEFAULT_TASK_MODE as 'auto' | 'simple',
     auth: Object.freeze({
       jwtSecret: values.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,

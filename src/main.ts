@@ -112,7 +112,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   logger.info({ agents: agents.list().length, agents_dir: config.agents.dir }, 'agent catalogue loaded');
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
-  const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
+  const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv, { latencyMs: config.mockLatencyMs });
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
   const identity = await claimIdentity(connection, config);

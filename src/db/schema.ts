@@ -136,6 +136,10 @@ export interface TasksTable {
   cost_budget_usd: ColumnType<string | null, number | string | null | undefined, number | string | null>;
   /** Time its agents waited for approvals asked for inside their tool loops (migration 0023); bigint, read as text. */
   approval_wait_ms: ColumnType<string, never, never>;
+  /** When a step began to wait out a spent budget, until the resume (migration 0026). */
+  in_step_paused_at: Timestamp | null;
+  /** Time the task stayed paused while a step waited out a spent budget (migration 0026); bigint, read as text. */
+  in_step_pause_ms: ColumnType<string, never, never>;
 }
 
 export interface UsageRecordsTable {

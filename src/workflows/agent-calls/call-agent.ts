@@ -6,7 +6,6 @@ import type { ModelMessage } from 'ai';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import type { SpentBudgetRule } from '../runtime/budget-policy.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { allowForToolApprovalWaits } from '../runtime/tool-approval.ts';
 import { callModelWithinBudget, spentBudgetEvents, type BudgetedCall, type Closing, type ModelRequest, type Opening } from './budgeted-call.ts';
 import { taskModelSelection, thresholdEvents } from './model-call.ts';
 import type { BudgetState } from './token-budget.ts';
@@ -53,7 +52,7 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export async function runSingleCall(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
   const outcome = await callModelWithinBudget(deps, task, {
     ...await agentModelCall(deps, task, stepKey, call),
-    open: agentOpening(task, call, stepKey),
+    open: agentOpening(call, stepKey),
     settle: (result) => agentClosing(stepKey, { agentId: call.agentId, ...result }),
   }, cancel);
   if ('budgetExhausted' in outcome) return outcome;
@@ -79,13 +78,9 @@ export async function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: st
   };
 }
 
-/**
- * The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a
- * budget is spent). It reads the task row, and with it the time spent waiting for tool-call approvals.
- */
-export function agentOpening(task: TaskSnapshot, call: AgentCall, stepKey: string): Opening {
-  return async (_transaction, row, reserve) => {
-    allowForToolApprovalWaits(task, row.approval_wait_ms);
+/** The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a budget is spent). */
+export function agentOpening(call: AgentCall, stepKey: string): Opening {
+  return async (_transaction, _row, reserve) => {
     const reservation = await reserve();
     const events = reservation.granted ? keyedEvents(openingEvents(call), stepKey) : spentBudgetEvents(reservation.exhausted);
     return { events, reservation };
