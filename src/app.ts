@@ -28,6 +28,7 @@ import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { skillRoutes } from './skills/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
+import { swarmRoutes } from './swarm/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
 
@@ -104,6 +105,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await sessionFileRoutes(app, deps);
   await approvalRoutes(app, deps);
   await reviewRoutes(app, deps);
+  await swarmRoutes(app, deps);
   await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
   await skillRoutes(app, deps);

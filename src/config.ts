@@ -84,6 +84,17 @@ const EnvSchema = Type.Object({
   APPROVAL_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   APPROVAL_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
   REVIEW_RETENTION_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
+  SWARM_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '1' }),
+  SWARM_MAX_AGENTS: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  SWARM_MAX_ITERATIONS_PER_AGENT: Type.Integer({ minimum: 1, maximum: 500, default: 25 }),
+  SWARM_AGENT_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
+  SWARM_MAX_MESSAGES_PER_AGENT: Type.Integer({ minimum: 0, maximum: 1000, default: 20 }),
+  SWARM_WORKSPACE_SNIPPET_CHARS: Type.Integer({ minimum: 50, maximum: 100_000, default: 800 }),
+  SWARM_WORKSPACE_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+  SWARM_MAX_TOTAL_LLM_CALLS: Type.Integer({ minimum: 3, maximum: 100_000, default: 200 }),
+  SWARM_MAX_TOTAL_TOKENS: Type.Integer({ minimum: 1000, default: 1_000_000 }),
+  SWARM_MAX_WALL_CLOCK_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 30 }),
+  SWARM_LEAD_CHECKPOINT_ROUNDS: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
   APPROVAL_APPROVER_ROLES: Type.String({ pattern: `^\\s*${ROLE}(\\s*,\\s*${ROLE})*\\s*$`, default: 'owner,admin' }),
   TOOLS_BASH_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   TOOLS_BASH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
@@ -126,6 +137,24 @@ const EnvSchema = Type.Object({
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   METRICS_HOST: Type.Optional(Type.String()),
 });
+
+/** The swarm's limits (spec 8), each a setting. */
+export interface SwarmLimits {
+  maxAgents: number;
+  /** Turns one agent takes at most; then it goes idle with what it has. */
+  maxIterationsPerAgent: number;
+  agentTimeoutSeconds: number;
+  maxMessagesPerAgent: number;
+  /** How much of a workspace entry an agent or the lead is shown. */
+  workspaceSnippetChars: number;
+  /** How many of the latest workspace entries they are shown. */
+  workspaceMaxEntries: number;
+  maxTotalLlmCalls: number;
+  maxTotalTokens: number;
+  maxWallClockMinutes: number;
+  /** The lead decides at least every this many rounds, even when nothing woke it (reference: a checkpoint every 2 min). */
+  leadCheckpointRounds: number;
+}
 
 /** Used only in development when JWT_SECRET is unset; the server refuses it in production. */
 export const DEVELOPMENT_JWT_SECRET = 'agentgate-development-secret-do-not-use-in-production';
@@ -290,6 +319,8 @@ export interface Config {
    * timeout plus 5 minutes), then it is gone. Lapsed reviews are looked for with the approvals' sweep.
    */
   reviews: { retentionSeconds: number };
+  /** The swarm workflow (spec 8, reference §1.10): off, a force_swarm task runs through normal routing (rule 8). */
+  swarm: SwarmLimits & { enabled: boolean };
   /** Quotas of each session's file workspace (the file tools), checked in the transaction of every write. */
   workspace: { maxFileBytes: number; maxBytes: number; maxFiles: number };
   /**
@@ -463,6 +494,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       approverRoles: values.APPROVAL_APPROVER_ROLES.split(',').map((role) => role.trim() as Role),
     }),
     reviews: Object.freeze({ retentionSeconds: values.REVIEW_RETENTION_SECONDS }),
+    swarm: Object.freeze({
+      enabled: values.SWARM_ENABLED === '1',
+      maxAgents: values.SWARM_MAX_AGENTS,
+      maxIterationsPerAgent: values.SWARM_MAX_ITERATIONS_PER_AGENT,
+      agentTimeoutSeconds: values.SWARM_AGENT_TIMEOUT_SECONDS,
+      maxMessagesPerAgent: values.SWARM_MAX_MESSAGES_PER_AGENT,
+      workspaceSnippetChars: values.SWARM_WORKSPACE_SNIPPET_CHARS,
+      workspaceMaxEntries: values.SWARM_WORKSPACE_MAX_ENTRIES,
+      maxTotalLlmCalls: values.SWARM_MAX_TOTAL_LLM_CALLS,
+      maxTotalTokens: values.SWARM_MAX_TOTAL_TOKENS,
+      maxWallClockMinutes: values.SWARM_MAX_WALL_CLOCK_MINUTES,
+      leadCheckpointRounds: values.SWARM_LEAD_CHECKPOINT_ROUNDS,
+    }),
     workspace: Object.freeze({
       maxFileBytes: values.WORKSPACE_MAX_FILE_BYTES, maxBytes: values.WORKSPACE_MAX_BYTES, maxFiles: values.WORKSPACE_MAX_FILES,
     }),

@@ -360,6 +360,63 @@ export interface AgentMirrorTable {
   deleted_at: Timestamp | null;
 }
 
+export type SwarmAgentStatus = 'active' | 'idle' | 'failed' | 'shutdown';
+export type SwarmTaskStatus = 'pending' | 'in_progress' | 'completed' | 'cancelled';
+
+/** The swarm's shared state (migration 0028): its agents, task list, mailboxes, workspace and turns. */
+export interface SwarmAgentsTable {
+  task_id: string;
+  name: string;
+  role: string;
+  status: SwarmAgentStatus;
+  assignment: string | null;
+  spawned_round: number;
+  spawned_at: Timestamp;
+  turns: Generated<number>;
+  findings: string | null;
+  error: string | null;
+}
+
+export interface SwarmTasksTable {
+  task_id: string;
+  id: string;
+  description: string;
+  status: SwarmTaskStatus;
+  owner: string | null;
+  depends_on: Generated<string[]>;
+  created_by: string;
+}
+
+export interface SwarmMessagesTable {
+  task_id: string;
+  id: string;
+  sender: string;
+  recipient: string;
+  body: string;
+  sent_round: number | null;
+  read_round: number | null;
+  created_at: Generated<Timestamp>;
+}
+
+export interface SwarmWorkspaceTable {
+  task_id: string;
+  key: string;
+  author: string;
+  topic: string;
+  content: string;
+  round: number;
+  created_at: Generated<Timestamp>;
+}
+
+export interface SwarmTurnsTable {
+  task_id: string;
+  agent: string;
+  round: number;
+  action: Json<unknown>;
+  result: Generated<string>;
+  answered_by: Json<unknown>;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -386,6 +443,11 @@ export interface Database {
   task_waits: TaskWaitsTable;
   research_reviews: ResearchReviewsTable;
   agent_mirror: AgentMirrorTable;
+  swarm_agents: SwarmAgentsTable;
+  swarm_tasks: SwarmTasksTable;
+  swarm_messages: SwarmMessagesTable;
+  swarm_workspace: SwarmWorkspaceTable;
+  swarm_turns: SwarmTurnsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -3,6 +3,7 @@ import { sampleFromJsonSchema } from './json-schema-sample.ts';
 import { mockDecomposition, mockSynthesis } from './mock-plans.ts';
 import { describeMockImages } from './mock-vision.ts';
 import { composeResearchAnswer } from './mock-research.ts';
+import { composeSwarmAnswer } from './mock-swarm.ts';
 
 /**
  * The mock model's answer, a pure function of the call: it quotes the system prompt, the query
@@ -25,7 +26,7 @@ function composePhaseAnswer(options: LanguageModelV3CallOptions): string | undef
   const query = lastUserText(options.prompt);
   if (mock?.purpose === 'decomposition') return JSON.stringify(mock.plan ?? mockDecomposition(query));
   if (mock?.purpose === 'synthesis') return mockSynthesis(query);
-  return composeResearchAnswer(options);
+  return composeResearchAnswer(options) ?? composeSwarmAnswer(options);
 }
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {

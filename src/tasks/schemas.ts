@@ -53,6 +53,8 @@ const ModelControls = {
   model_tier: Type.Optional(Type.Enum(['small', 'medium', 'large'])),
   model_override: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   provider_override: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  // Spec 2.2: force_swarm must be inside context; declared here so that a top-level one is refused by name, not ignored.
+  force_swarm: Type.Optional(Type.Unknown({ description: 'not accepted here: send context.force_swarm' })),
 };
 
 export const SubmitTaskBody = Type.Object({

@@ -70,6 +70,7 @@ export function keepTraceContext(deps: Deps, task: PreparedTask): void {
 export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskInput, options: SubmitOptions = {}): Promise<PreparedTask> {
   const query = input.query.trim();
   if (query === '') throw badRequest('query is required');
+  if (input.force_swarm !== undefined) throw badRequest('force_swarm belongs in context: send "context": {"force_swarm": true}');
   const context = { ...buildTaskContext(input), ...options.serverContext };
   const skill = applySkillRequest(deps, caller, input.mode, context);
   refuseDangerousRole(deps.tools, caller, context);

@@ -8,6 +8,11 @@ import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-researc
 import { NAMED_AGENT_MODE, runNamedAgent } from './modes/named-agent/run-named-agent.ts';
 import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
 import { runSkillWorkflow, SKILL_MODE } from './modes/skill/run-skill.ts';
+import { runSwarmWorkflow, SWARM_MODE } from './modes/swarm/run-swarm.ts';
+import { appendEvents } from '../task-state/change-task.ts';
+import { isDisplaced } from '../engine/engine.ts';
+import { endsTheTask } from './runtime/control-errors.ts';
+import { runTaskStep } from './runtime/task-step.ts';
 import { isSimplePlan, type TaskPlan } from './planning/plan.ts';
 import type { PlanningHint } from './planning/decompose.ts';
 import { approvedPlanOf } from './planning/planned-task.ts';
@@ -109,9 +114,11 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     run: runResearchWorkflow,
   },
   {
-    mode: 'swarm', requestable: false,
+    mode: SWARM_MODE, requestable: false,
     selector: setting('context.force_swarm', (request) => request.context.force_swarm === true, () => 'force_swarm: the swarm workflow is not available in this deployment'),
     accepts: [maxIterations],
+    chosenBy: (settings) => settings.forceSwarm,
+    run: runSwarmOrRoute,
   },
   {
     mode: NAMED_AGENT_MODE, requestable: false,
@@ -136,6 +143,35 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     accepts: [setting('context.platforms', (request) => request.context.platforms !== undefined, () => 'platforms applies to the ads_research role, which is not available in this deployment')],
   },
 ];
+
+/**
+ * Spec 4.2 rule 8: a deployment with the swarm off runs a force_swarm task through normal routing; a swarm that fails
+ * entirely (every agent failed, or the lead could not lead) falls back to the same routing with force_swarm removed,
+ * announced with ERROR_RECOVERY. Rule 9 (some agents failed) is the swarm's own: it answers from the rest.
+ */
+async function runSwarmOrRoute(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  if (!deps.config.swarm.enabled) return runWithoutSwarm(deps, task);
+  try {
+    return await runSwarmWorkflow(deps, task);
+  } catch (error) {
+    if (endsTheTask(error) || isDisplaced(error) || deps.handingOver.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    await runTaskStep(deps, 'swarm:fallback', () => appendEvents(deps, task.id, 'workflow', [{
+      type: 'ERROR_RECOVERY', agentId: 'orchestrator', message: 'The swarm failed; answering through standard routing without force_swarm',
+      payload: { recovery: 'swarm_fallback', error: reason.slice(0, 1000) }, dedupeKey: 'swarm:fallback',
+    }]));
+    return runWithoutSwarm(deps, task);
+  }
+}
+
+function runWithoutSwarm(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
+  const { force_swarm: _dropped, ...context } = task.context;
+  const withoutSwarm = { ...task, context, settings: { ...task.settings, forceSwarm: false } };
+  const mode = task.mode ?? task.requestedMode ?? deps.config.defaultTaskMode;
+  const entry = modeEntryFor(withoutSwarm.settings, mode);
+  if (!entry?.run) throw new Error(`mode ${mode} is not available in this deployment`);
+  return entry.run(deps, withoutSwarm);
+}
 
 const served = MODE_TABLE.filter((entry) => entry.run !== undefined);
 

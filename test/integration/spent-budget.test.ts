@@ -5,7 +5,7 @@ import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '..
 // One policy for a spent token budget (issue 27, scope 0; docs/decisions.md): in every mode the task pauses with
 // reason `budget` where the refused model call was, nothing of it is reported failed, and once the budget is raised
 // and the task resumed it completes. A budget of 20 tokens is refused by the first call of every mode (research:
-// its refinement, a call inside a step).
+// its refinement, a call inside a step; swarm: its lead's plan, or with more, an agent's turn inside a round).
 const SPENT = 20;
 const TWO_SUBTASKS = {
   complexity_score: 0.6, mode: 'standard', execution_strategy: 'parallel',
@@ -21,6 +21,9 @@ const MODES: Array<[string, Record<string, unknown>]> = [
   ['supervisor', { mode: 'supervisor', context: { token_budget: SPENT, mock_plan: TWO_SUBTASKS } }],
   ['template', { context: { template: 'research-brief', token_budget: SPENT } }],
   ['research', { context: { force_research: true, research_strategy: 'standard', token_budget: SPENT } }],
+  ['swarm, its lead\'s plan refused', { context: { force_swarm: true, token_budget: SPENT } }],
+  // Enough for the plan, not for the round: an agent's turn is refused while its teammate's runs.
+  ['swarm, an agent\'s turn refused', { context: { force_swarm: true, token_budget: 1500 } }],
 ];
 
 async function eventTypes(gateway: Gateway, taskId: string): Promise<string[]> {

@@ -147,7 +147,7 @@ describe('task submission and reads', () => {
     });
   }
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['force_swarm', { context: { force_swarm: true } }, /force_swarm: the swarm workflow is not available/],
+    ['a top-level force_swarm, which belongs in context', { force_swarm: true }, /force_swarm belongs in context/],
     ['an agent that is not in the catalogue', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /^Agent not found: calculator$/],
     ['an agent input that fails its schema', { context: { agent: 'keyword-extract', agent_input: { text: 5 } } }, /^input validation failed: field text must be a string, got integer$/],
     ['a top-level skill that does not exist', { skill: 'summarise@1.0.0' }, /^skill summarise@1\.0\.0 not found$/],

@@ -26,6 +26,8 @@ export interface TaskSettings {
   forceResearch: boolean;
   /** `context.agent`: the single-purpose agent the task runs (workflows/modes/named-agent/). */
   agent: string | undefined;
+  /** `context.force_swarm`: the swarm workflow runs (workflows/modes/swarm/), when the deployment has it on. */
+  forceSwarm: boolean;
   disableAi: boolean;
   requireApproval: boolean;
   /** The policy rule that requires approval of this task (set by the server at submission). */
@@ -68,6 +70,7 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     skill: pinnedSkillOf(options.skill),
     forceResearch: context.force_research === true,
     agent: typeof context.agent === 'string' ? context.agent : undefined,
+    forceSwarm: context.force_swarm === true,
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,
     approvalRule: stringOf(options.approval_rule),

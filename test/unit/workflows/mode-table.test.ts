@@ -16,7 +16,7 @@ describe('the mode table', () => {
   it('serves exactly the modes that have a runner, and every mode once', () => {
     assert.deepEqual(SERVED_MODES, MODE_TABLE.filter((entry) => entry.run).map((entry) => entry.mode));
     assert.equal(new Set(MODE_TABLE.map((entry) => entry.mode)).size, MODE_TABLE.length);
-    for (const mode of ['simple', 'standard', 'complex', 'supervisor', 'auto', 'template', 'skill', 'named_agent']) assert.ok(SERVED_MODES.includes(mode), mode);
+    for (const mode of ['simple', 'standard', 'complex', 'supervisor', 'auto', 'template', 'research', 'swarm', 'skill', 'named_agent']) assert.ok(SERVED_MODES.includes(mode), mode);
   });
 
   it('routes a template task to the template runner whatever its mode, and others by mode', () => {
@@ -25,6 +25,8 @@ describe('the mode table', () => {
     assert.equal(modeEntryFor(parseTaskSettings({}, {}), 'supervisor')?.mode, 'supervisor');
     assert.equal(modeEntryFor(parseTaskSettings({}, {}), 'no-such-mode'), undefined);
     assert.equal(modeEntryFor(parseTaskSettings({ agent: 'keyword-extract' }, {}), 'simple')?.mode, 'named_agent');
+    assert.equal(modeEntryFor(parseTaskSettings({ force_swarm: true }, {}), 'auto')?.mode, 'swarm');
+    assert.equal(modeEntryFor(parseTaskSettings({ force_swarm: false }, {}), 'auto')?.mode, 'auto');
   });
 
   it('routes a task whose submission pinned a skill to the skill runner', () => {
@@ -34,8 +36,6 @@ describe('the mode table', () => {
   });
 
   it('refuses by name what only an unserved mode accepts, choosers first', () => {
-    assert.match(refusalOf({ context: { force_swarm: true, research_strategy: 'deep' }, options: {} })!, /^force_swarm:/);
-    assert.match(refusalOf({ context: { force_swarm: true, agent: 'calc', agent_input: {} }, options: {} })!, /^force_swarm:/);
     assert.equal(refusalOf({ context: { agent: 'calc', agent_input: {} }, options: {} }), undefined, 'named agents are served (the catalogue checks the id)');
     assert.match(refusalOf({ context: { agent_input: {} }, options: {} })!, /^context\.agent_input applies to named_agent tasks only: set context\.agent to an agent id/);
     assert.match(refusalOf({ context: {}, options: { max_iterations: 3 } })!, /^max_iterations applies to research tasks only: set context\.force_research to true to run one$/);
