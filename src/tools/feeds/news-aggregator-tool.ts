@@ -97,9 +97,14 @@ export const newsAggregatorTool: ToolDefinition = {
   dangerous: false,
   effects: 'none',
   namedOnly: true,
-  execute: (input, context) => aggregateNews({
+  execute: (input, context) => aggregateNews(newsRequestOf(input, DEFAULT_ITEMS), context),
+};
+
+/** What a news tool's input asks for: its feeds (default: the configured ones), a query, and how many items. */
+export function newsRequestOf(input: Record<string, unknown>, defaultItems: number) {
+  return {
     feeds: input.feeds as string[] | undefined,
     query: typeof input.query === 'string' && input.query.trim() !== '' ? input.query : undefined,
-    maxItems: (input.max_items as number | undefined) ?? DEFAULT_ITEMS,
-  }, context),
-};
+    maxItems: (input.max_items as number | undefined) ?? defaultItems,
+  };
+}

@@ -1,6 +1,6 @@
 import Sentiment from 'sentiment';
 import type { ToolDefinition } from '../registry.ts';
-import { aggregateNews, type NewsItem } from './news-aggregator-tool.ts';
+import { aggregateNews, newsRequestOf, type NewsItem } from './news-aggregator-tool.ts';
 
 const analyzer = new Sentiment();
 
@@ -33,11 +33,7 @@ export const newsSentimentTool: ToolDefinition = {
   effects: 'none',
   namedOnly: true,
   async execute(input, context) {
-    const news = await aggregateNews({
-      feeds: input.feeds as string[] | undefined,
-      query: typeof input.query === 'string' && input.query.trim() !== '' ? input.query : undefined,
-      maxItems: (input.max_items as number | undefined) ?? 20,
-    }, context);
+    const news = await aggregateNews(newsRequestOf(input, 20), context);
     const items = news.items.map(scoreOf);
     const average = items.length === 0 ? 0 : items.reduce((sum, item) => sum + item.sentiment.comparative, 0) / items.length;
     const counts = Object.fromEntries(['positive', 'neutral', 'negative'].map((label) => [label, items.filter((item) => item.sentiment.label === label).length]));
