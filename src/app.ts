@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { installAuthentication } from './auth/authenticate.ts';
 import { credentialKey } from './auth/caller.ts';
+import { agentRoutes } from './agents/routes.ts';
 import { approvalRoutes } from './approvals/routes.ts';
 import { reviewRoutes } from './reviews/routes.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -25,6 +26,7 @@ import { probeRoutes } from './probes/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { sessionFileRoutes } from './sessions/files-routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { skillRoutes } from './skills/routes.ts';
 import { streamingRoutes } from './streaming/routes.ts';
 import { swarmRoutes } from './swarm/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
@@ -106,6 +108,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   await swarmRoutes(app, deps);
   await scheduleRoutes(app, deps);
   await toolRoutes(app, deps);
+  await skillRoutes(app, deps);
+  await agentRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -38,9 +38,20 @@ const EnvSchema = Type.Object({
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
+  SKILLS_PATH: Type.String({ default: 'config/skills' }),
+  SKILLS_RELOAD_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 600_000, default: 2000 }),
+  AGENTS_DIR: Type.String({ default: 'config/agents' }),
+  AGENT_AVATARS_CONFIG: Type.String({ default: 'config/agent-avatars.yaml' }),
+  NEWS_FEEDS: Type.String({ default: '' }),
+  NEWS_FEEDS_DIR: Type.String({ default: 'config/news-feeds' }),
+  SERPAPI_API_KEY: Type.Optional(Type.String()),
+  SERPAPI_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://serpapi.com' }),
+  ALPHA_VANTAGE_API_KEY: Type.Optional(Type.String()),
+  ALPHA_VANTAGE_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://www.alphavantage.co' }),
   RESEARCH_STRATEGIES_CONFIG: Type.String({ default: 'config/research-strategies.yaml' }),
   CITATION_CREDIBILITY_CONFIG: Type.String({ default: 'config/citation-credibility.yaml' }),
   MOCK_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
+  MOCK_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 0 }),
   DEFAULT_TASK_MODE: Type.Enum(['auto', 'simple'], { default: 'auto' }),
   EVENT_PARTIAL_INTERVAL_MS: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
   EVENT_PARTIALS_ASYNC_COMMIT: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
@@ -193,6 +204,24 @@ export interface WebSearchSettings {
   exa: { apiKey: string | undefined; baseUrl: string };
 }
 
+export interface NewsSettings {
+  /** The feeds read when a call names none (NEWS_FEEDS). */
+  feeds: string[];
+  /** The offline feed set (NEWS_FEEDS_DIR): each file is served at its own url while offline. */
+  fixtureDir: string;
+  /** WEB_SEARCH_PROVIDER=fixture: feeds of the offline set are read from it, and with none configured, all of them. */
+  offline: boolean;
+}
+
+export interface VendorApi { apiKey: string | undefined; baseUrl: string }
+
+export interface VendorSettings {
+  serpApi: VendorApi;
+  alphaVantage: VendorApi;
+  timeoutMs: number;
+  maxAnswerBytes: number;
+}
+
 export interface Config {
   environment: EnvironmentName;
   role: ProcessRole;
@@ -238,10 +267,19 @@ export interface Config {
   mcpConfigPath: string;
   /** Where the workflow templates (`*.yaml`) are read from at start-up. */
   templatesDir: string;
+  /** Where the skills (`*.md` with a front-matter header) are read from, and how often they are read again (issue 29). */
+  skills: { path: string; reloadIntervalMs: number };
+  /** The single-purpose agents (`*.yaml`) and their avatar presets, read at start-up. */
+  agents: Readonly<{ dir: string; avatarsPath: string }>;
   /** Deep research's files, read at start-up: the strategy presets and the citation credibility rules. */
   research: { strategiesPath: string; citationRulesPath: string };
   /** How long the mock provider takes to stream an answer when the task does not say (context.mock_delay_ms). */
   mockDelayMs: number;
+  /**
+   * How long the mock provider waits before it answers any call (tool-call turns and structured answers included),
+   * like a provider's time to first token: what benchmarks model (bench/research). mockDelayMs then paces the answer.
+   */
+  mockLatencyMs: number;
   /** The mode of a task that names none: `auto` plans it with a decomposition call; `simple` answers with one agent. */
   defaultTaskMode: 'auto' | 'simple';
   auth: {
@@ -333,6 +371,10 @@ export interface Config {
     credentialCheckMs: number;
   };
   webSearch: Readonly<WebSearchSettings>;
+  /** News feeds the news tools read when a call names none; offline (the fixture search provider) they come from `dir`. */
+  news: Readonly<NewsSettings>;
+  /** Vendor APIs of the agents' tools; a missing key is named by the call that needs it. */
+  vendors: Readonly<VendorSettings>;
   /** Schedules (spec 4.7, 8): limits checked when one is created or changed, and how due runs are picked up. */
   schedules: {
     maxPerUser: number;
@@ -416,11 +458,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
     mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),
+    skills: Object.freeze({ path: path.resolve(values.SKILLS_PATH), reloadIntervalMs: values.SKILLS_RELOAD_INTERVAL_MS }),
+    agents: Object.freeze({ dir: path.resolve(values.AGENTS_DIR), avatarsPath: path.resolve(values.AGENT_AVATARS_CONFIG) }),
     research: Object.freeze({
       strategiesPath: path.resolve(values.RESEARCH_STRATEGIES_CONFIG),
       citationRulesPath: path.resolve(values.CITATION_CREDIBILITY_CONFIG),
     }),
     mockDelayMs: values.MOCK_DELAY_MS,
+    mockLatencyMs: values.MOCK_LATENCY_MS,
     defaultTaskMode: values.DEFAULT_TASK_MODE as 'auto' | 'simple',
     auth: Object.freeze({
       jwtSecret: values.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
@@ -503,6 +548,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       credentialCheckMs: values.STREAM_CREDENTIAL_CHECK_SECONDS * 1000,
     }),
     webSearch: webSearchSettings(values),
+    news: Object.freeze({
+      feeds: values.NEWS_FEEDS.split(',').map((feed) => feed.trim()).filter(Boolean),
+      fixtureDir: path.resolve(values.NEWS_FEEDS_DIR),
+      offline: values.WEB_SEARCH_PROVIDER === 'fixture',
+    }),
+    vendors: Object.freeze({
+      serpApi: Object.freeze({ apiKey: values.SERPAPI_API_KEY, baseUrl: values.SERPAPI_BASE_URL }),
+      alphaVantage: Object.freeze({ apiKey: values.ALPHA_VANTAGE_API_KEY, baseUrl: values.ALPHA_VANTAGE_BASE_URL }),
+      timeoutMs: values.WEB_SEARCH_TIMEOUT_SECONDS * 1000,
+      maxAnswerBytes: values.TOOLS_FETCH_MAX_BYTES,
+    }),
     schedules: Object.freeze({
       maxPerUser: values.SCHEDULE_MAX_PER_USER,
       minIntervalMinutes: values.SCHEDULE_MIN_INTERVAL_MINS,

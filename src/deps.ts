@@ -12,7 +12,9 @@ import type { SessionTitler } from './workflows/memory/session-titles.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { TemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import type { AgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import type { ResearchConfig } from './workflows/modes/research/research-config.ts';
+import type { SkillCatalogue } from './skills/skill-catalogue.ts';
 
 /** Built once by main.ts and passed explicitly to routes, services and workflows (STYLE.md §7). */
 export interface Deps {
@@ -23,6 +25,10 @@ export interface Deps {
   tools: ToolRegistry;
   /** The workflow templates (config/templates) a task can run instead of a plan. */
   templates: TemplateRegistry;
+  /** The skills (SKILLS_PATH), read again while the process runs (skills/reload-skills.ts). */
+  skills: SkillCatalogue;
+  /** The single-purpose agents (config/agents) a task runs without planning. */
+  agents: AgentCatalogue;
   /** Deep research's strategy presets and citation rules (config/research-strategies.yaml, citation-credibility.yaml). */
   research: ResearchConfig;
   logger: Logger;

@@ -40,6 +40,9 @@ import { closeSandboxPools } from './tools/python/sandbox-pool.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
+import { loadSkillCatalogue } from './skills/skill-catalogue.ts';
+import { logSkillProblems, reloadSkills } from './skills/reload-skills.ts';
+import { loadAgentCatalogue } from './workflows/modes/named-agent/agent-catalogue.ts';
 import { loadResearchConfig } from './workflows/modes/research/research-config.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
@@ -103,9 +106,13 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const tools = createBuiltInToolRegistry(mcp.tools, config);
   logWebSearchSetup(logger, config.webSearch);
   const templates = loadTemplateRegistry(config.templatesDir, tools);
+  const skills = await loadSkillCatalogue(config.skills.path);
+  logSkillProblems(logger, skills.problems());
+  const agents = loadAgentCatalogue(config.agents.dir, config.agents.avatarsPath, tools);
+  logger.info({ agents: agents.list().length, agents_dir: config.agents.dir }, 'agent catalogue loaded');
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
-  const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv);
+  const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv, { latencyMs: config.mockLatencyMs });
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
   const identity = await claimIdentity(connection, config);
@@ -117,7 +124,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
   const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
   const deps: Deps = {
-    config, db: connection.db, models, tools, templates, research, logger, events,
+    config, db: connection.db, models, tools, templates, skills, agents, research, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
     stopping: stopping.signal,
     handingOver: handingOver.signal,
@@ -141,6 +148,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
+    every(config.skills.reloadIntervalMs, () => reloadSkills(skills, logger), 'skill reload', logger),
     every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(config.approvals.sweepIntervalMs, () => expireReviews(deps), 'plan review expiry', logger, { now: true }),

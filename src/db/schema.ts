@@ -136,6 +136,10 @@ export interface TasksTable {
   cost_budget_usd: ColumnType<string | null, number | string | null | undefined, number | string | null>;
   /** Time its agents waited for approvals asked for inside their tool loops (migration 0023); bigint, read as text. */
   approval_wait_ms: ColumnType<string, never, never>;
+  /** When a step began to wait out a spent budget, until the resume (migration 0026). */
+  in_step_paused_at: Timestamp | null;
+  /** Time the task stayed paused while a step waited out a spent budget (migration 0026); bigint, read as text. */
+  in_step_pause_ms: ColumnType<string, never, never>;
 }
 
 export interface UsageRecordsTable {
@@ -345,10 +349,21 @@ export interface ResearchReviewsTable {
   retained_until: Timestamp;
 }
 
+export interface AgentMirrorTable {
+  tenant_id: string;
+  agent_key: string;
+  config: Json<Record<string, unknown>>;
+  config_hash: string;
+  version: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export type SwarmAgentStatus = 'active' | 'idle' | 'failed' | 'shutdown';
 export type SwarmTaskStatus = 'pending' | 'in_progress' | 'completed' | 'cancelled';
 
-/** The swarm's shared state (migration 0027): its agents, task list, mailboxes, workspace and turns. */
+/** The swarm's shared state (migration 0028): its agents, task list, mailboxes, workspace and turns. */
 export interface SwarmAgentsTable {
   task_id: string;
   name: string;
@@ -427,6 +442,7 @@ export interface Database {
   executors: ExecutorsTable;
   task_waits: TaskWaitsTable;
   research_reviews: ResearchReviewsTable;
+  agent_mirror: AgentMirrorTable;
   swarm_agents: SwarmAgentsTable;
   swarm_tasks: SwarmTasksTable;
   swarm_messages: SwarmMessagesTable;

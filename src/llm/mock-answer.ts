@@ -1,6 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { sampleFromJsonSchema } from './json-schema-sample.ts';
 import { mockDecomposition, mockSynthesis } from './mock-plans.ts';
+import { describeMockImages } from './mock-vision.ts';
 import { composeResearchAnswer } from './mock-research.ts';
 import { composeSwarmAnswer } from './mock-swarm.ts';
 
@@ -13,7 +14,8 @@ export function composeMockAnswer(options: LanguageModelV3CallOptions): string {
   const phase = composePhaseAnswer(options);
   if (phase !== undefined) return phase;
   const format = options.responseFormat;
-  if (format?.type !== 'json') return composeTextAnswer(options.prompt) + fillerWords(options);
+  const seen = describeMockImages(options.prompt);
+  if (format?.type !== 'json') return (seen ? `${seen} ` : '') + composeTextAnswer(options.prompt) + fillerWords(options);
   if (format.schema === undefined) return JSON.stringify({ answer: composeTextAnswer(options.prompt) });
   return JSON.stringify(sampleFromJsonSchema(format.schema));
 }

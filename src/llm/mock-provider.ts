@@ -11,13 +11,21 @@ import { composeMockAnswer, estimatePromptTokens } from './mock-answer.ts';
 import { isResearchCall } from './mock-research.ts';
 import { chooseMockToolCalls, toolResultsNote, type MockToolCall } from './mock-tool-calls.ts';
 
+/** The deployment's settings of the mock (config.ts). */
+export interface MockSettings {
+  /** How long every call waits before its first part, tool-call turns and structured answers included. */
+  latencyMs?: number;
+}
+
 /**
  * A deterministic AI SDK model for offline runs and tests. It streams its answer word by word;
- * `providerOptions.mock.delayMs` spreads the whole answer over about that many milliseconds.
+ * `providerOptions.mock.delayMs` spreads the whole answer over about that many milliseconds, and
+ * `settings.latencyMs` comes before any call's answer, as a provider's time to first token does.
  * It calls tools when scripted to, or when asked by name (mock-tool-calls.ts); a turn that calls tools
  * has no text.
  */
-export function createMockModel(modelId: string): LanguageModelV3 {
+export function createMockModel(modelId: string, settings: MockSettings = {}): LanguageModelV3 {
+  const latencyMs = settings.latencyMs ?? 0;
   return {
     specificationVersion: 'v3',
     provider: 'mock',
@@ -25,7 +33,7 @@ export function createMockModel(modelId: string): LanguageModelV3 {
     supportedUrls: {},
     async doGenerate(options) {
       const reply = prepareReply(options);
-      await pause(readDelayMs(options), options.abortSignal);
+      await pause(latencyMs + readDelayMs(options), options.abortSignal);
       return {
         content: reply.toolCalls.length > 0
           ? reply.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.stringify(call.input) }))
@@ -38,7 +46,7 @@ export function createMockModel(modelId: string): LanguageModelV3 {
     async doStream(options) {
       if (options.abortSignal?.aborted) throw toAbortError(options.abortSignal);
       const reply = prepareReply(options);
-      const parts = streamReply(reply, modelId, readDelayMs(options), options.abortSignal);
+      const parts = streamReply(reply, modelId, { latencyMs, delayMs: readDelayMs(options) }, options.abortSignal);
       return { stream: toReadableStream(parts) };
     },
   };
@@ -86,9 +94,10 @@ function usageOf(options: LanguageModelV3CallOptions, outputTokens: number): Lan
 async function* streamReply(
   reply: Reply,
   modelId: string,
-  delayMs: number,
+  { latencyMs, delayMs }: { latencyMs: number; delayMs: number },
   signal: AbortSignal | undefined,
 ): AsyncGenerator<LanguageModelV3StreamPart> {
+  await pause(latencyMs, signal);
   yield { type: 'stream-start', warnings: [] };
   yield { type: 'response-metadata', id: 'mock-response', modelId, timestamp: new Date() };
   for (const call of reply.toolCalls) {

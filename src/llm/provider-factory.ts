@@ -4,7 +4,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ProviderSpec } from './model-catalog.ts';
-import { createMockModel } from './mock-provider.ts';
+import { createMockModel, type MockSettings } from './mock-provider.ts';
 
 export type LanguageModelFactory = (modelId: string) => LanguageModelV3;
 
@@ -18,6 +18,7 @@ export function credentialEnv(provider: ProviderSpec): string | undefined {
 export function createModelFactory(
   provider: ProviderSpec,
   env: Record<string, string | undefined>,
+  mock: MockSettings = {},
 ): LanguageModelFactory | undefined {
   const required = credentialEnv(provider);
   if (required !== undefined && !env[required]) return undefined;
@@ -34,7 +35,7 @@ export function createModelFactory(
       // Without includeUsage, OpenAI-style servers report no token counts when streaming.
       return createOpenAICompatible({ name: provider.name, baseURL: baseURL ?? '', apiKey, includeUsage: true });
     case 'mock':
-      return createMockModel;
+      return (modelId) => createMockModel(modelId, mock);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { CatalogModel, ModelCatalog, ProviderSpec } from './model-catalog.ts';
+import type { MockSettings } from './mock-provider.ts';
 import { createModelFactory, credentialEnv, type LanguageModelFactory } from './provider-factory.ts';
 import { selectModels, type ModelSelection } from './select-models.ts';
 
@@ -21,10 +22,11 @@ export type ModelRegistry = {
 export function createModelRegistry(
   catalog: ModelCatalog,
   env: Record<string, string | undefined>,
+  mock: MockSettings = {},
 ): ModelRegistry {
   const factories = new Map<string, LanguageModelFactory>();
   for (const provider of catalog.providers) {
-    const factory = createModelFactory(provider, env);
+    const factory = createModelFactory(provider, env, mock);
     if (factory !== undefined) factories.set(provider.name, factory);
   }
   const findMissingCredential = (provider: ProviderSpec) =>

@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { jsonSchema, Output, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type OutputInterface, type ToolSet } from 'ai';
 import { storableDeltas, storableJson } from '../db/storable-text.ts';
 import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
@@ -114,8 +114,7 @@ async function streamCandidate(
       ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
     tools: request.tools && toSdkTools(request.tools),
     toolChoice: request.toolChoice,
-    // Structured output: the provider is asked for JSON of this schema; the caller parses and validates the text.
-    output: request.responseSchema && Output.object({ schema: jsonSchema(request.responseSchema) }),
+    output: request.responseSchema && jsonAnswer(request.responseSchema),
     abortSignal: request.abortSignal,
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.
@@ -169,6 +168,22 @@ async function streamCandidate(
  */
 function modelCallTelemetry(request: StreamModelTextRequest) {
   return { isEnabled: isTracedHere(), recordInputs: false, recordOutputs: false, ...request.telemetry };
+}
+
+/**
+ * Structured output: the provider is asked for JSON of this schema, and the caller parses and validates the whole
+ * text once. The SDK's `Output.object` would also parse the answer so far at every delta (repairing it into JSON,
+ * and building an error whenever it cannot), which costs time quadratic in the answer's length: a long structured
+ * answer (a research phase's claims or verdicts) spent more CPU there than in everything else the call does.
+ */
+function jsonAnswer(schema: JSONSchema7): OutputInterface<string, string, never> {
+  return {
+    name: 'object',
+    responseFormat: Promise.resolve({ type: 'json', schema }),
+    parseCompleteOutput: async ({ text }) => text,
+    parsePartialOutput: async ({ text }) => ({ partial: text }),
+    createElementStreamTransform: () => undefined,
+  };
 }
 
 /** Declared without `execute`, so the SDK reports the calls and runs none itself. */

@@ -7,6 +7,7 @@ import { isEngineHealthy } from '../engine/engine.ts';
 import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../http/error-body.ts';
 import { createMetricsAccessCheck } from './metrics-access.ts';
+import { describeSkillHealth } from '../skills/skill-health.ts';
 
 const HealthBody = Type.Object({
   status: Type.String(),
@@ -39,7 +40,7 @@ export async function probeRoutes(app: App, deps: Deps) {
 
   app.get('/readiness', {
     config: { public: true },
-    schema: { tags: ['probes'], summary: 'Readiness: database, engine and model provider', response: { 200: HealthBody, 503: HealthBody } },
+    schema: { tags: ['probes'], summary: 'Readiness: database, engine and model provider; skill files that did not load are named without failing it', response: { 200: HealthBody, 503: HealthBody } },
   }, async (_request, reply) => {
     const checks = await readinessChecks(deps);
     const failing = Object.entries(checks).filter(([, value]) => value.startsWith('failing'));
@@ -74,7 +75,7 @@ async function readinessChecks(deps: Deps): Promise<Record<string, string>> {
     probe(async () => { if (!await isEngineHealthy()) throw new Error('not launched'); }),
   ]);
   const models = await probe(async () => { deps.models.resolveCandidates({}); });
-  return { database, writes, engine, models: models === 'ok' ? `ok: ${deps.models.describe()}` : models };
+  return { database, writes, engine, models: models === 'ok' ? `ok: ${deps.models.describe()}` : models, skills: describeSkillHealth(deps.skills) };
 }
 
 /**

@@ -18,11 +18,24 @@ export async function markPauseRequested(transaction: Db, taskId: string, pause:
   await openWait(transaction, taskId, PAUSE_SIGNAL);
 }
 
-/** Clears the pause: back to RUNNING, or QUEUED for a task that never started. The caller delivers the signal. */
+/**
+ * Notes that a step of the task waits out its pause (a spent budget met inside an agent's step): the time until the
+ * resume is then taken off the task's deadline (markResumed), as a checkpoint takes off the time it waited.
+ */
+export async function markWaitingInStep(transaction: Db, taskId: string): Promise<void> {
+  await transaction.updateTable('tasks').set({ in_step_paused_at: sql`coalesce(in_step_paused_at, now())` as never }).where('id', '=', taskId).execute();
+}
+
+/**
+ * Clears the pause: back to RUNNING, or QUEUED for a task that never started. The caller delivers the signal. The
+ * time a step waited for it counts in `in_step_pause_ms` (runtime/deadline.ts `allowForWaitsInSteps`).
+ */
 export async function markResumed(transaction: Db, task: TaskRow): Promise<void> {
   await transaction.updateTable('tasks').set({
     status: task.started_at ? 'RUNNING' : 'QUEUED', pause_requested: false, paused_at: null,
     pause_reason: null, paused_by: null, updated_at: sql`now()` as never,
+    in_step_pause_ms: sql`in_step_pause_ms + coalesce(round(extract(epoch from now() - in_step_paused_at) * 1000), 0)` as never,
+    in_step_paused_at: null,
   }).where('id', '=', task.id).execute();
 }
 

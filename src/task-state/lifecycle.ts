@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { TaskRow } from '../db/schema.ts';
+import { storableJsonText, storableText } from '../db/storable-text.ts';
 
 /** Marks the task RUNNING in `mode` (PAUSED when a pause came while it was queued); returns the row as stored. */
 export async function markStarted(transaction: Db, row: TaskRow, mode: string): Promise<TaskRow> {
@@ -43,8 +44,22 @@ export async function markCompleted(transaction: Db, taskId: string, completed: 
   }).where('id', '=', taskId).execute();
 }
 
-/** Ends the task without an answer: FAILED or TIMEOUT with the error, or CANCELLED. */
-export async function markEnded(transaction: Db, taskId: string, status: 'FAILED' | 'TIMEOUT' | 'CANCELLED', error: string): Promise<void> {
-  await transaction.updateTable('tasks').set({ status, error, completed_at: sql`now()` as never, updated_at: sql`now()` as never })
-    .where('id', '=', taskId).execute();
+/** What a task produced before it failed or ran out of time, stored beside the error. */
+export interface PartialResult {
+  /** The best answer it had (a research task's report so far), or '' for none. */
+  result: string;
+  /** Merged into the task's metadata, as a completed task's is. */
+  metadata: Record<string, unknown>;
+}
+
+/** Ends the task without a full answer: FAILED or TIMEOUT with the error (and what it produced so far), or CANCELLED. */
+export async function markEnded(transaction: Db, taskId: string, status: 'FAILED' | 'TIMEOUT' | 'CANCELLED', error: string, partial?: PartialResult): Promise<void> {
+  await transaction.updateTable('tasks').set({
+    status, error,
+    ...(partial === undefined ? {} : {
+      ...(partial.result === '' ? {} : { result: storableText(partial.result) }),
+      metadata: sql`metadata || ${storableJsonText(partial.metadata)}::jsonb` as never,
+    }),
+    completed_at: sql`now()` as never, updated_at: sql`now()` as never,
+  }).where('id', '=', taskId).execute();
 }

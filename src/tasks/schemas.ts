@@ -118,6 +118,9 @@ const UnifiedResponse = Type.Object({
     verification: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     extracted_facts: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
     fact_summary: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // A failed research task's (issue 27 Scope 7).
+    failed_phase: Type.Optional(Type.String()),
+    partial_findings: Type.Optional(Type.Array(Type.Object({ agent_id: Type.String(), answer: Type.String() }))),
   }),
   usage: Type.Object({
     input_tokens: Type.Integer(),

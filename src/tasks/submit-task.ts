@@ -10,10 +10,12 @@ import type { ModelCandidate } from '../llm/provider-registry.ts';
 import { checkTaskPolicy } from '../policy/check-task.ts';
 import { inSpan } from '../observability/spans.ts';
 import { injectTraceContext } from '../observability/trace-carrier.ts';
+import { prepareAgentRequest } from '../workflows/modes/named-agent/agent-request.ts';
 import { refuseUnservedRequest } from '../workflows/mode-table.ts';
 import { SERVER_CONTEXT_KEYS } from '../workflows/runtime/started-context.ts';
 import { insertTaskWithSession, type NewQueuedTask } from './queries.ts';
 import { refuseDangerousRole } from './dangerous-roles.ts';
+import { applySkillRequest } from '../skills/skill-request.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
 
@@ -70,6 +72,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   if (query === '') throw badRequest('query is required');
   if (input.force_swarm !== undefined) throw badRequest('force_swarm belongs in context: send "context": {"force_swarm": true}');
   const context = { ...buildTaskContext(input), ...options.serverContext };
+  const skill = applySkillRequest(deps, caller, input.mode, context);
   refuseDangerousRole(deps.tools, caller, context);
   const policy = await checkTaskPolicy(deps, caller, {
     mode: input.mode,
@@ -79,6 +82,7 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
   });
   refuseUnservedRequest({ mode: input.mode, context, options: pickOptions(input) });
   refuseUnrunnableTemplate(deps.templates, context);
+  prepareAgentRequest(deps.agents, deps.tools, context, query);
   const claim = claimSession(input.session_id, {
     tokenBudget: deps.config.sessionTokenBudget,
     ttlDays: deps.config.sessionTtlDays,
@@ -90,8 +94,13 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
     query,
     requested_mode: input.mode ?? null,
     context,
-    options: { ...pickOptions(input), ...options.serverOptions, ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}) },
-    token_budget: policy.tokenBudget,
+    options: {
+      ...pickOptions(input), ...options.serverOptions,
+      ...(policy.approvalRule ? { approval_rule: policy.approvalRule } : {}),
+      ...(skill ? { skill: skill.pinned } : {}),
+    },
+    // A skill's budget_max caps the task's tokens, whatever the request or the default allows.
+    token_budget: Math.min(policy.tokenBudget, skill?.budgetMax ?? Infinity),
     claim,
   };
 }
@@ -146,7 +155,7 @@ function modelCandidates(deps: Deps, context: Record<string, unknown>): ModelCan
 
 function pickOptions(input: SubmitTaskInput): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const key of ['max_iterations', 'max_concurrent_agents', 'enable_verification', 'skill', 'research_strategy'] as const) {
+  for (const key of ['max_iterations', 'max_concurrent_agents', 'enable_verification', 'research_strategy'] as const) {
     if (input[key] !== undefined) options[key] = input[key];
   }
   return options;

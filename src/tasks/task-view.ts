@@ -111,8 +111,13 @@ function parseJsonResult(result: string): unknown {
 }
 
 
-/** What a research task adds to the unified response (spec 2.6): its citations, verification and facts. */
-const RESEARCH_FIELDS = ['citations', 'verification', 'extracted_facts', 'fact_summary', 'agent_count', 'research_strategy', 'iterations'];
+/**
+ * What a research task adds to the unified response (spec 2.6): its citations, verification and facts; a failed
+ * one, the phase it failed in and its research agents' answers (docs/decisions.md, issue 27 Scope 7).
+ */
+const RESEARCH_FIELDS = [
+  'citations', 'verification', 'extracted_facts', 'fact_summary', 'agent_count', 'research_strategy', 'iterations', 'failed_phase', 'partial_findings',
+];
 
 function researchFields(metadata: unknown): Record<string, unknown> {
   if (typeof metadata !== 'object' || metadata === null) return {};

@@ -7,6 +7,13 @@ import { FILE_TOOLS } from './files/file-tools.ts';
 import { pythonExecutorTool } from './python/python-executor.ts';
 import type { ToolDefinition, ToolRegistry } from './registry.ts';
 import { statisticsTool } from './statistics.ts';
+import { competitorDiscoverTool } from './competitors/competitor-discover-tool.ts';
+import { newsAggregatorTool } from './feeds/news-aggregator-tool.ts';
+import { newsSentimentTool } from './feeds/news-sentiment-tool.ts';
+import { imageFetchTool } from './images/image-fetch-tool.ts';
+import { keywordExtractTool } from './keywords/keyword-extract-tool.ts';
+import { adsSerpExtractTool, adsTransparencySearchTool } from './vendors/ads-tools.ts';
+import { marketQuoteTool, priceHistoryTool } from './vendors/market-tools.ts';
 import { webSearchTool, webSearchToolFor } from './web-search/web-search-tool.ts';
 import { webCrawlTool } from './web/web-crawl-tool.ts';
 import { webFetchTool } from './web/web-fetch-tool.ts';
@@ -15,6 +22,8 @@ import { webSubpageFetchTool } from './web/web-subpage-fetch-tool.ts';
 /** Every tool this server ships with; MCP servers add theirs while it runs. */
 export const BUILT_IN_TOOLS: readonly ToolDefinition[] = [
   calculatorTool, statisticsTool, webSearchTool, webFetchTool, webSubpageFetchTool, webCrawlTool, ...FILE_TOOLS, pythonExecutorTool, bashTool, ...BROWSER_TOOLS,
+  // The single-purpose agents' tools (config/agents): offered to a role only when its preset names them.
+  keywordExtractTool, newsAggregatorTool, competitorDiscoverTool, adsSerpExtractTool, adsTransparencySearchTool, marketQuoteTool, priceHistoryTool, imageFetchTool, newsSentimentTool,
 ];
 
 /**

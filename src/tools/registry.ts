@@ -27,11 +27,11 @@ export interface ToolContext {
 }
 
 /** The parts of the configuration tools read: the network guard, parsing limits, search, the workspace quota, the sandboxes. */
-export type ToolSettings = Pick<Config, 'network' | 'parse' | 'webSearch' | 'workspace' | 'python' | 'browser' | 'bash'>;
+export type ToolSettings = Pick<Config, 'network' | 'parse' | 'webSearch' | 'workspace' | 'python' | 'browser' | 'bash' | 'news' | 'vendors'>;
 
 export function toolSettingsOf(config: Readonly<Config>): Readonly<ToolSettings> {
-  const { network, parse, webSearch, workspace, python, browser, bash } = config;
-  return { network, parse, webSearch, workspace, python, browser, bash };
+  const { network, parse, webSearch, workspace, python, browser, bash, news, vendors } = config;
+  return { network, parse, webSearch, workspace, python, browser, bash, news, vendors };
 }
 
 /**
@@ -58,6 +58,11 @@ export interface ToolDefinition {
   /** Calls that can change the world outside the task (files, shells, code) may need a human's approval. */
   dangerous: boolean;
   effects: ToolEffects;
+  /**
+   * Offered to an agent only when its role's preset names it, never as part of a preset of `all`: a single-purpose
+   * agent's tool (config/agents), which a general agent has no use for, or a vendor's that needs its own key.
+   */
+  namedOnly?: boolean;
   /** The tenants that may use it (an MCP server's, as configured); absent: every tenant, as for the built-in tools. */
   tenants?: ReadonlySet<string>;
   execute(input: Record<string, unknown>, context: ToolContext): Promise<unknown>;

@@ -5,7 +5,9 @@ import { runSimpleMode, runSimpleWorkflow } from './modes/simple.ts';
 import { runSupervisorWorkflow } from './modes/supervisor/run-supervisor.ts';
 import { runTemplateWorkflow, TEMPLATE_MODE } from './modes/template/run-template.ts';
 import { RESEARCH_MODE, runResearchWorkflow } from './modes/research/run-research.ts';
+import { NAMED_AGENT_MODE, runNamedAgent } from './modes/named-agent/run-named-agent.ts';
 import { checkResearchRequest } from './modes/research/strategy/research-request.ts';
+import { runSkillWorkflow, SKILL_MODE } from './modes/skill/run-skill.ts';
 import { runSwarmWorkflow, SWARM_MODE } from './modes/swarm/run-swarm.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 import { isDisplaced } from '../engine/engine.ts';
@@ -31,6 +33,8 @@ interface RequestSetting {
   name: string;
   asks(request: WorkRequest): boolean;
   refusal(request: WorkRequest): string;
+  /** What a mode's selector is set to, to choose it (default "to true"). */
+  choice?: string;
 }
 
 type Runner = (deps: Deps, task: TaskSnapshot) => Promise<TaskOutcome>;
@@ -40,7 +44,7 @@ export interface ModeEntry {
   mode: string;
   /** A client may name it in `mode`. */
   requestable: boolean;
-  /** Chosen ahead of the task's mode when its settings ask for it (a template; later research, swarm). */
+  /** Chosen ahead of the task's mode when its settings ask for it (a template, research, a skill). */
   chosenBy?: (settings: TaskSettings) => boolean;
   /** The request setting that chooses it, refused by name while the mode has no runner. */
   selector?: RequestSetting;
@@ -117,14 +121,22 @@ export const MODE_TABLE: readonly ModeEntry[] = [
     run: runSwarmOrRoute,
   },
   {
-    mode: 'named_agent', requestable: false,
-    selector: setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+    mode: NAMED_AGENT_MODE, requestable: false,
+    selector: {
+      ...setting('context.agent', (request) => request.context.agent !== undefined, (request) => `context.agent ${String(request.context.agent)}: single-purpose agents are not available in this deployment`),
+      choice: 'to an agent id (GET /api/v1/agents)',
+    },
     accepts: [setting('context.agent_input', (request) => request.context.agent_input !== undefined, () => 'agent_input is the input of context.agent, and single-purpose agents are not available in this deployment')],
+    chosenBy: (settings) => settings.agent !== undefined,
+    run: runNamedAgent,
   },
   {
-    mode: 'skill', requestable: false,
+    mode: SKILL_MODE, requestable: false,
     selector: setting('skill', (request) => request.context.skill !== undefined, (request) => `skill ${String(request.context.skill)}: skills are not available in this deployment`),
     accepts: [],
+    // Submission resolves the skill, refuses what it cannot run with, and pins it (skills/skill-request.ts).
+    chosenBy: (settings) => settings.skill !== undefined,
+    run: runSkillWorkflow,
   },
   {
     mode: 'ads_research', requestable: false,
@@ -195,7 +207,7 @@ function refuseUnselectedSettings(request: WorkRequest): void {
   const chosen = served.filter((entry) => entry.selector === undefined || entry.selector.asks(request));
   for (const entry of served.filter((candidate) => candidate.selector !== undefined && !chosen.includes(candidate))) {
     const stray = entry.accepts.find((candidate) => candidate.asks(request) && !chosen.some((other) => other.accepts.includes(candidate)));
-    if (stray) throw badRequest(`${stray.name} applies to ${entry.mode} tasks only: set ${entry.selector!.name} to true to run one`);
+    if (stray) throw badRequest(`${stray.name} applies to ${entry.mode} tasks only: set ${entry.selector!.name} ${entry.selector!.choice ?? 'to true'} to run one`);
   }
 }
 

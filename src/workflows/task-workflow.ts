@@ -10,6 +10,7 @@ import { titleSession } from './memory/session-title.ts';
 import { simpleOutcome } from './modes/simple.ts';
 import { routeTask, startingMode } from './router.ts';
 import { parseTaskSettings } from './runtime/task-settings.ts';
+import { partialResultOf } from './runtime/partial-result.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
 import { runTaskStep } from './runtime/task-step.ts';
@@ -108,5 +109,7 @@ async function finishWithError(deps: Deps, taskId: string, error: unknown): Prom
   const message = error instanceof Error ? error.message : String(error);
   if (TaskCancelledError.isInstance(error)) return finishCancelled(deps, taskId, TaskCancelledError.checkpointOf(error));
   deps.logger.warn({ task_id: taskId, err: error }, 'task failed');
-  await failTask(deps, taskId, TaskTimeoutError.isInstance(error) ? 'TIMEOUT' : 'FAILED', message, { overBudget: BudgetExhaustedError.isInstance(error) });
+  await failTask(deps, taskId, TaskTimeoutError.isInstance(error) ? 'TIMEOUT' : 'FAILED', message, {
+    overBudget: BudgetExhaustedError.isInstance(error), partial: partialResultOf(error),
+  });
 }

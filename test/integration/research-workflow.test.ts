@@ -75,6 +75,44 @@ describe('deep research over the fixture corpus (mock model, no keys)', () => {
     for (const fact of facts) assert.ok(fact.source_citation.every((n: number) => n >= 1 && n <= citations.length));
   });
 
+  it('a phase that fails names itself, and the task keeps the report written so far, its citations and the findings of the agents that succeeded', async () => {
+    // research-2 fails; the first coverage evaluation answers outside its schema, after the first report was written.
+    const taskId = await submitResearch(gateway(), { research_strategy: 'standard', mock_failures: { 'research-2': 1 }, mock_coverage: [{ overall_coverage: 'most of it' }] });
+    const task = await waitForTask(gateway(), taskId, 120_000);
+    assert.equal(task.status, 'TASK_STATUS_FAILED');
+    assert.match(task.error, /^research failed in coverage_eval_1: the answer does not fit the schema/);
+    const unified = task.unified_response.metadata;
+    assert.equal(unified.failed_phase, 'coverage_eval_1');
+    assert.equal(task.metadata.failed_phase, 'coverage_eval_1');
+    assert.equal(task.unified_response.result, task.result);
+    assert.equal(task.unified_response.stop_reason, 'failed');
+    assert.deepEqual(unified.partial_findings.map((finding: { agent_id: string }) => finding.agent_id), ['research-1'], 'only the agent that succeeded');
+    assert.match(unified.partial_findings[0].answer, /^Findings:/);
+    assert.equal(unified.agent_count, 2);
+    assert.equal(unified.verification, undefined, 'verification never ran');
+    // The report so far, cited as a completed one is: every marker is its citation, every citation a url a tool returned.
+    assert.match(task.result, /^Research report: /);
+    const [body, sources = ''] = task.result.split(/^## Sources$/m);
+    const markers = new Set([...body.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1])));
+    assert.ok(markers.size >= 1 && unified.citations.length === markers.size, `${markers.size} markers, ${unified.citations.length} citations`);
+    const listed = [...sources.matchAll(/^\[(\d+)\] .*?(https?:\/\/\S+)/gm)].map((match) => ({ number: Number(match[1]), url: match[2].replace(/\)$/, '') }));
+    assert.deepEqual(listed.map((entry) => entry.url), unified.citations.map((citation: { url: string }) => citation.url));
+    const returned = await urlsToolsReturned(gateway(), taskId);
+    for (const citation of unified.citations) assert.ok(returned.has(citation.url), `${citation.url} was returned by a tool of this task`);
+  });
+
+  it('a task whose every research agent fails keeps no report: it names agent_execution, with no findings and no citations', async () => {
+    const taskId = await submitResearch(gateway(), { research_strategy: 'quick', mock_failures: { 'research-1': 1, 'research-2': 1 } });
+    const task = await waitForTask(gateway(), taskId, 120_000);
+    assert.equal(task.status, 'TASK_STATUS_FAILED');
+    assert.match(task.error, /^research failed in agent_execution: every research agent failed/);
+    assert.equal(task.result, '');
+    const unified = task.unified_response.metadata;
+    assert.equal(unified.failed_phase, 'agent_execution');
+    assert.deepEqual(unified.partial_findings, []);
+    assert.deepEqual(unified.citations, []);
+  });
+
   it('refuses research settings out of range by name, and writes nothing', async () => {
     for (const [context, message] of [
       [{ iterative_max_iterations: 9 }, /context\.iterative_max_iterations: must be <= 5/],

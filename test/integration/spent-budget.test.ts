@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { describe, it, test } from 'node:test';
+import { startGateway, useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 // One policy for a spent token budget (issue 27, scope 0; docs/decisions.md): in every mode the task pauses with
 // reason `budget` where the refused model call was, nothing of it is reported failed, and once the budget is raised
@@ -59,4 +59,36 @@ describe('a spent token budget, mode by mode', () => {
       assert.deepEqual(types.filter((type) => type === 'ERROR_OCCURRED'), []);
     });
   }
+});
+
+test('a budget pause inside a DAG agent that outlasts the task\'s timeout: raised and resumed, the task completes instead of timing out', async (t) => {
+  const timeoutSeconds = 4;
+  const gateway = await startGateway(t, { env: { TASK_TIMEOUT_SECONDS: String(timeoutSeconds) } });
+  const submit = async (context: Record<string, unknown>) => {
+    const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'List three rivers. List three mountains.', mode: 'standard', context: { mock_plan: TWO_SUBTASKS, mock_delay_ms: 200, ...context } });
+    assert.equal(submitted.status, 200, submitted.text);
+    return submitted.body.task_id as string;
+  };
+  // Answers that take a while (200 ms), so that a call past the deadline cannot finish before the deadline's timer fires.
+  // What the decomposition costs, from a task with room: a budget of that and a little more lets the decomposition
+  // run and refuses the agents after it, inside their steps.
+  const reference = await submit({});
+  await waitForTask(gateway, reference);
+  const { rows: [decomposition] } = await gateway.sql.query(`select input_tokens + output_tokens as tokens from usage_records where task_id = $1 and agent_id = 'decompose'`, [reference]);
+  const taskId = await submit({ token_budget: decomposition.tokens + 20 });
+
+  const pausedAt = await waitFor('the task to pause at an agent', async () => {
+    const { rows } = await gateway.sql.query(`select payload->>'checkpoint' as place from task_events where task_id = $1 and type = 'WORKFLOW_PAUSED'`, [taskId]);
+    const task = (await gateway.request('GET', `/api/v1/tasks/${taskId}`)).body;
+    return rows.length > 0 && task.status === 'TASK_STATUS_PAUSED' ? rows[0].place as string : undefined;
+  });
+  assert.match(pausedAt, /^task-[12]$/, 'the pause is inside an agent\'s step');
+  const { rows: [{ started_at: startedAt }] } = await gateway.sql.query('select started_at from tasks where id = $1', [taskId]);
+  await waitFor('the pause to outlast the task\'s timeout', async () => (Date.now() > startedAt.getTime() + (timeoutSeconds + 1) * 1000 ? true : undefined));
+  assert.equal((await gateway.request('GET', `/api/v1/tasks/${taskId}`)).body.status, 'TASK_STATUS_PAUSED');
+
+  assert.equal((await gateway.request('PUT', `/api/v1/tasks/${taskId}/budget`, { token_budget: 1_000_000 })).status, 200);
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${taskId}/resume`)).status, 202);
+  const task = await waitForTask(gateway, taskId, 60_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
 });

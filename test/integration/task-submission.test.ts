@@ -130,7 +130,12 @@ describe('task submission and reads', () => {
     ['history settings', { context: { history_window_size: 10, use_case_preset: 'default', primers_count: 1, recents_count: 2, compression_trigger_ratio: 0.8, compression_target_ratio: 0.4 } }, (task) => assert.equal(task.context.history_window_size, 10)],
     ['a token budget', { context: { token_budget: 50_000 } }, (task) => assert.equal(task.context.token_budget, 50_000)],
     ['flags asking for nothing', { enable_verification: false, context: { force_research: false, force_swarm: false, disable_ai: false, iterative_research_enabled: false } }, (task) => assert.equal(task.mode, 'simple')],
+    ['a skill (a shipped one, by name)', { skill: 'code-review' }, (task) => {
+      assert.equal(task.mode, 'skill');
+      assert.match(task.result, /System prompt "# Code review You review code/);
+    }],
     ['a template run without a model', { context: { template: 'fixed-report', template_version: '1.0.0', disable_ai: true } }, (task) => assert.equal(task.mode, 'template')],
+    ['a named agent', { context: { agent: 'keyword-extract', agent_input: { text: 'rivers and river deltas' } } }, (task) => assert.equal(task.mode, 'named_agent')],
   ];
   for (const [name, fields, check] of honoured) {
     it(`honours ${name}`, async () => {
@@ -143,9 +148,10 @@ describe('task submission and reads', () => {
   }
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
     ['a top-level force_swarm, which belongs in context', { force_swarm: true }, /force_swarm belongs in context/],
-    ['context.agent', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /context\.agent calculator: single-purpose agents are not available/],
-    ['a top-level skill', { skill: 'summarise@1.0.0' }, /skill summarise@1\.0\.0: skills are not available/],
-    ['a context skill', { context: { skill: 'summarise' } }, /skill summarise: skills are not available/],
+    ['an agent that is not in the catalogue', { context: { agent: 'calculator', agent_input: { expression: '1+1' } } }, /^Agent not found: calculator$/],
+    ['an agent input that fails its schema', { context: { agent: 'keyword-extract', agent_input: { text: 5 } } }, /^input validation failed: field text must be a string, got integer$/],
+    ['a top-level skill that does not exist', { skill: 'summarise@1.0.0' }, /^skill summarise@1\.0\.0 not found$/],
+    ['a context skill that does not exist', { context: { skill: 'summarise' } }, /^skill summarise not found$/],
     ['a template that does not exist', { context: { template: 'weekly-report', template_version: '1.0.0' } }, /template weekly-report version 1\.0\.0 not found/],
     ['a missing template by template_name', { context: { template_name: 'weekly-report' } }, /template weekly-report not found/],
     ['disable_ai without a template', { context: { disable_ai: true } }, /disable_ai runs a template without a model: name one with context\.template/],
@@ -157,7 +163,7 @@ describe('task submission and reads', () => {
     ['enable_verification without force_research', { enable_verification: true }, /enable_verification applies to research tasks only/],
     ['enable_verification in context without force_research', { context: { enable_verification: true } }, /enable_verification applies to research tasks only/],
     ['enable_citations without force_research', { context: { enable_citations: true } }, /context\.enable_citations applies to research tasks only/],
-    ['agent_input without an agent', { context: { agent_input: { x: 1 } } }, /agent_input is the input of context\.agent/],
+    ['agent_input without an agent', { context: { agent_input: { x: 1 } } }, /^context\.agent_input applies to named_agent tasks only: set context\.agent to an agent id/],
     ['platforms', { context: { platforms: { all: true } } }, /platforms applies to the ads_research role/],
     ['a plan review without force_research', { context: { require_review: true } }, /context\.require_review applies to research tasks only: set context\.force_research to true/],
     ['a manual plan review without force_research', { context: { review_plan: 'manual' } }, /context\.require_review applies to research tasks only/],

@@ -8,7 +8,7 @@ import { streamModelText, type ModelTextResult, type StreamModelTextRequest } fr
 import { modelCalls } from '../../observability/metrics.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { meetSpentBudget, type SpentBudgetRule } from '../runtime/budget-policy.ts';
-import { withDeadline } from '../runtime/deadline.ts';
+import { allowForWaitsInSteps, withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { estimateTokens, recoveryEvent, thresholdEvents } from './model-call.ts';
 import { releaseTokens, reserveTokensWithin, settleTokensWithin, type BudgetState, type Reservation, type ThresholdCrossing } from './token-budget.ts';
@@ -72,15 +72,19 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
   const estimatedInput = estimateTokens(call.request.system ?? '', ...call.request.messages.map(messageText));
   const open = call.open ?? reservationAlone;
   return changeTask(deps, task.id, 'workflow', async (transaction, row) => {
+    allowForWaitsInSteps(task, row);
     const opened = await open(transaction, row, () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens));
     return opened && { events: opened.events, result: opened.reservation };
   });
 }
 
-const reservationAlone: Opening = async (_transaction, _row, reserve) => {
+/** The reservation, with `events` (a phase's PROGRESS) in its commit once the call is granted; the 100 % threshold when refused. */
+export const reservationWith = (events: NewTaskEvent[]): Opening => async (_transaction, _row, reserve) => {
   const reservation = await reserve();
-  return { events: reservation.granted ? [] : spentBudgetEvents(reservation.exhausted), reservation };
+  return { events: reservation.granted ? events : spentBudgetEvents(reservation.exhausted), reservation };
 };
+
+const reservationAlone = reservationWith([]);
 
 /** BUDGET_THRESHOLD at 100 % for a budget that refused a call. */
 export const spentBudgetEvents = (exhausted: BudgetState): NewTaskEvent[] => thresholdEvents([{ ...exhausted, threshold: 100 }]);
@@ -128,4 +132,13 @@ function streamTarget<T>(call: BudgetedCall<T>): Pick<StreamModelTextRequest, 'o
   };
 }
 
-const messageText = (message: ModelRequest['messages'][number]) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content));
+const messageText = (message: ModelRequest['messages'][number]) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content, withoutImageBytes));
+
+/**
+ * An image counts as about what providers bill for one (OpenAI: 765 tokens for a 1024-pixel image at high
+ * detail), not as the JSON of its bytes, which would reserve thousands of times more.
+ */
+const IMAGE_ESTIMATE_CHARS = 3_000;
+const withoutImageBytes = (key: string, value: unknown) =>
+  ((key === 'image' || key === 'data') && (value instanceof Uint8Array || (typeof value === 'object' && value !== null && 'type' in value && (value as { type?: unknown }).type === 'Buffer'))
+    ? 'x'.repeat(IMAGE_ESTIMATE_CHARS) : value);

@@ -2,10 +2,10 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { openEventWriter, type EventWriter } from '../../events/event-writer.ts';
 import type { ModelTier } from '../../llm/model-catalog.ts';
-import type { ConversationMessage, ModelTextResult } from '../../llm/stream-model-text.ts';
+import type { ModelMessage } from 'ai';
+import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import type { SpentBudgetRule } from '../runtime/budget-policy.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
-import { allowForToolApprovalWaits } from '../runtime/tool-approval.ts';
 import { callModelWithinBudget, spentBudgetEvents, type BudgetedCall, type Closing, type ModelRequest, type Opening } from './budgeted-call.ts';
 import { taskModelSelection, thresholdEvents } from './model-call.ts';
 import type { BudgetState } from './token-budget.ts';
@@ -22,7 +22,8 @@ export interface AgentCall {
   /** Announced as a PROGRESS event before the agent starts. */
   progress?: string;
   system: string;
-  messages: ConversationMessage[];
+  /** Plain turns; a vision step sends an image part beside its text. */
+  messages: ModelMessage[];
   maxOutputTokens?: number;
   /** The tier of the models that answer (the catalog's priority list); default the task's. The task's overrides still win. */
   modelTier?: ModelTier;
@@ -51,7 +52,7 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export async function runSingleCall(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
   const outcome = await callModelWithinBudget(deps, task, {
     ...await agentModelCall(deps, task, stepKey, call),
-    open: agentOpening(task, call, stepKey),
+    open: agentOpening(call, stepKey),
     settle: (result) => agentClosing(stepKey, { agentId: call.agentId, ...result }),
   }, cancel);
   if ('budgetExhausted' in outcome) return outcome;
@@ -77,13 +78,9 @@ export async function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: st
   };
 }
 
-/**
- * The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a
- * budget is spent). It reads the task row, and with it the time spent waiting for tool-call approvals.
- */
-export function agentOpening(task: TaskSnapshot, call: AgentCall, stepKey: string): Opening {
-  return async (_transaction, row, reserve) => {
-    allowForToolApprovalWaits(task, row.approval_wait_ms);
+/** The agent's opening commit: its first call's reservation with the opening events (or the 100 % threshold when a budget is spent). */
+export function agentOpening(call: AgentCall, stepKey: string): Opening {
+  return async (_transaction, _row, reserve) => {
     const reservation = await reserve();
     const events = reservation.granted ? keyedEvents(openingEvents(call), stepKey) : spentBudgetEvents(reservation.exhausted);
     return { events, reservation };
@@ -150,6 +147,8 @@ export function agentCompletedEvent(agentId: string, result: ModelTextResult): N
   };
 }
 
-function lastUserMessage(messages: ConversationMessage[]): string {
-  return messages.findLast((message) => message.role === 'user')?.content ?? '';
+function lastUserMessage(messages: ModelMessage[]): string {
+  const content = messages.findLast((message) => message.role === 'user')?.content ?? '';
+  if (typeof content === 'string') return content;
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [`[${part.type}]`])).join(' ');
 }

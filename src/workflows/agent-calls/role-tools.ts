@@ -4,11 +4,12 @@ import type { AgentTools } from './tool-loop.ts';
 
 /**
  * The tools a role may call (spec 2.3): its preset's list, or for a preset of `all` every tool of the tenant that
- * is not dangerous (files, code, shells are for the roles that name them, as in the reference).
+ * is not dangerous (files, code, shells are for the roles that name them, as in the reference) and not kept for the
+ * roles that name it (`namedOnly`: the single-purpose agents' tools).
  */
 export function allowedToolNames(tools: ToolRegistry, tenantId: string, role: string): string[] {
   const preset = findRolePreset(role) ?? findRolePreset(DEFAULT_ROLE)!;
-  return preset.tools === 'all' ? tools.list(tenantId).filter((tool) => !tool.dangerous).map((tool) => tool.name) : preset.tools;
+  return preset.tools === 'all' ? tools.list(tenantId).filter((tool) => !tool.dangerous && !tool.namedOnly).map((tool) => tool.name) : preset.tools;
 }
 
 /** Of those, the ones the tenant has here: what a planner may suggest and an agent is offered. */

@@ -67,7 +67,7 @@ interface PendingWrites {
  */
 export async function runToolLoop(deps: Deps, task: TaskSnapshot, call: AgentCall, tools: AgentTools, stepKey: string, cancel: AbortSignal): Promise<AgentOutcome> {
   const loop = startLoop(deps, task, call, tools, stepKey);
-  let open = agentOpening(task, call, stepKey);
+  let open = agentOpening(call, stepKey);
   for (let turn = 0; ; turn++) {
     const outcome = await streamTurn(deps, task, loop, turn, open, cancel);
     if ('budgetExhausted' in outcome) return endOnSpentBudget(loop, outcome.budgetExhausted);

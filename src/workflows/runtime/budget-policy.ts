@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.ts';
 import { changeTask } from '../../task-state/change-task.ts';
-import { markPauseRequested } from '../../task-state/control-flags.ts';
+import { markPauseRequested, markWaitingInStep } from '../../task-state/control-flags.ts';
 import { PAUSE_SIGNAL } from '../../task-state/waits.ts';
 import { describeExhausted, type BudgetState } from '../agent-calls/token-budget.ts';
 import { BudgetExhaustedError } from './control-errors.ts';
@@ -21,10 +21,15 @@ export function failIfBudgetIsFinal(deps: Deps, task: TaskSnapshot, exhausted: B
   }
 }
 
-/** Pauses the task for budget (unless a pause or cancel came first): WORKFLOW_PAUSING by `budget`. */
-export async function pauseForBudget(deps: Deps, taskId: string, message: string): Promise<void> {
+/**
+ * Pauses the task for budget (unless a pause or cancel came first): WORKFLOW_PAUSING by `budget`. `inStep`: a step
+ * waits out the pause, whose time the resume then takes off the deadline (a checkpoint's pause counts its own).
+ */
+export async function pauseForBudget(deps: Deps, taskId: string, message: string, options: { inStep?: boolean } = {}): Promise<void> {
   await changeTask(deps, taskId, 'workflow', async (transaction, task) => {
-    if (task.cancel_requested || task.pause_requested) return undefined;
+    if (task.cancel_requested) return undefined;
+    if (options.inStep) await markWaitingInStep(transaction, taskId);
+    if (task.pause_requested) return undefined;
     await markPauseRequested(transaction, taskId, { by: 'system', reason: 'budget' });
     return { events: [{ type: 'WORKFLOW_PAUSING', agentId: 'budget', message, payload: { reason: 'budget' } }] };
   });
@@ -33,11 +38,12 @@ export async function pauseForBudget(deps: Deps, taskId: string, message: string
 /**
  * The policy for a part that runs inside a step (an agent of a plan, a template node, the decomposition): the
  * task pauses for budget and the step waits for the resume, parking the task (runtime/durable-wait.ts); the
- * resume re-runs the step. Returns when the resume came before the park took hold: the caller calls again.
+ * resume re-runs the step. Returns when the resume came before the park took hold: the caller calls again. The
+ * time paused is not counted against the deadline (runtime/deadline.ts `allowForWaitsInSteps`).
  */
 export async function waitOutSpentBudget(deps: Deps, task: TaskSnapshot, exhausted: BudgetState, place: string): Promise<void> {
   failIfBudgetIsFinal(deps, task, exhausted);
-  await pauseForBudget(deps, task.id, describeExhausted(exhausted));
+  await pauseForBudget(deps, task.id, describeExhausted(exhausted), { inStep: true });
   await announcePaused(deps, task.id, place);
   await waitForSignal(deps, task, {
     signal: PAUSE_SIGNAL, place, read: () => readControl(deps, task.id),

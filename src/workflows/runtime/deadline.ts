@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import type { TaskRow } from '../../db/schema.ts';
 import type { TaskSnapshot } from './task-snapshot.ts';
 
 export class TaskTimeoutError extends Error {
@@ -42,4 +43,16 @@ export async function withDeadline<T>(config: Readonly<Config>, task: TaskSnapsh
     clearTimeout(timer);
     cancel.removeEventListener('abort', onCancel);
   }
+}
+
+/**
+ * Time the task waited inside its steps does not count against its deadline: for approvals its agents' tool calls
+ * asked for, and paused while a step waited out a spent budget (runtime/budget-policy.ts). Both are summed on the task
+ * row, which every model call's reservation reads (agent-calls/budgeted-call.ts), so a step re-run after the resume,
+ * or after a crash, allows for them. A pause at a checkpoint and the plan's approval gate extend the deadline themselves.
+ */
+export function allowForWaitsInSteps(task: TaskSnapshot, row: Pick<TaskRow, 'approval_wait_ms' | 'in_step_pause_ms'>): void {
+  const waited = Number(row.approval_wait_ms) + Number(row.in_step_pause_ms);
+  task.deadlineMs += waited - (task.inStepWaitMs ?? 0);
+  task.inStepWaitMs = waited;
 }

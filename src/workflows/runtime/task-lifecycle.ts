@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import { requestSessionTitle } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
-import { markCompleted, markEnded, markStarted } from '../../task-state/lifecycle.ts';
+import { markCompleted, markEnded, markStarted, type PartialResult } from '../../task-state/lifecycle.ts';
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
 import { markSchedulePaused } from '../../task-state/schedule-pause.ts';
 import { startedContextPayload } from './started-context.ts';
@@ -114,15 +114,16 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
 }
 
 /**
- * Records a failure (FAILED, or TIMEOUT for the wall-clock limit) and closes the event stream. A scheduled run
- * that ran out of budget also pauses its schedule (spec 3.3), in the same commit: no further run starts.
+ * Records a failure (FAILED, or TIMEOUT for the wall-clock limit), with what the task produced before it when it
+ * says (`partial`), and closes the event stream. A scheduled run that ran out of budget also pauses its schedule
+ * (spec 3.3), in the same commit: no further run starts.
  */
-export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', reason: string, options: { overBudget?: boolean } = {}): Promise<void> {
+export async function failTask(deps: Deps, taskId: string, status: 'FAILED' | 'TIMEOUT', reason: string, options: { overBudget?: boolean; partial?: PartialResult } = {}): Promise<void> {
   // The reason may quote anything that failed (a provider's answer, a tool's message): it is stored as text.
   const error = storableText(reason);
   await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return undefined;
-    await markEnded(transaction, taskId, status, error);
+    await markEnded(transaction, taskId, status, error, options.partial);
     const schedulePaused = options.overBudget && row.schedule_id !== null ? await pauseScheduleOverBudget(transaction, row.schedule_id, taskId, error) : [];
     return {
       events: [

@@ -2,6 +2,7 @@ import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
 import { DEFAULT_ROLE } from '../agent-calls/role-presets.ts';
 import { readHistorySettings, type HistorySettings } from '../memory/history-settings.ts';
+import { pinnedSkillOf, type PinnedSkill } from '../modes/skill/pinned-skill.ts';
 
 /**
  * What the workflow reads of a task's context and options, parsed once when the task starts. The types were
@@ -19,8 +20,12 @@ export interface TaskSettings {
   /** The OpenAI layer's request carries its own conversation instead of the session's history. */
   conversation: ConversationMessage[] | undefined;
   template: { name: string; version: string | undefined } | undefined;
+  /** The skill the task runs (workflows/modes/skill/), pinned at submission. */
+  skill: PinnedSkill | undefined;
   /** `context.force_research`: the research workflow runs (workflows/modes/research/). */
   forceResearch: boolean;
+  /** `context.agent`: the single-purpose agent the task runs (workflows/modes/named-agent/). */
+  agent: string | undefined;
   /** `context.force_swarm`: the swarm workflow runs (workflows/modes/swarm/), when the deployment has it on. */
   forceSwarm: boolean;
   disableAi: boolean;
@@ -62,7 +67,9 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     maxOutputTokens: numberOf(context.max_output_tokens),
     conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
+    skill: pinnedSkillOf(options.skill),
     forceResearch: context.force_research === true,
+    agent: typeof context.agent === 'string' ? context.agent : undefined,
     forceSwarm: context.force_swarm === true,
     disableAi: context.disable_ai === true,
     requireApproval: context.require_approval === true || options.approval_rule !== undefined,

@@ -26,8 +26,8 @@ export interface TaskSnapshot {
   scheduleId?: string;
   /** Set when the task has a cost budget (cost_budget_usd): the prices its calls are checked at. */
   costPrices?: CostPrices;
-  /** Of the task's tool-call approval waits, what deadlineMs already allows for (runtime/tool-approval.ts); never recorded. */
-  toolApprovalWaitMs?: number;
+  /** Of the time the task waited inside its steps, what deadlineMs already allows for (runtime/deadline.ts); never recorded. */
+  inStepWaitMs?: number;
 }
 
 /** One agent's model answer: the call's result and which agent gave it. */

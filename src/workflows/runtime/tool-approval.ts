@@ -47,13 +47,3 @@ async function isToolApproved(db: Db, taskId: string, tool: string): Promise<boo
     .limit(1).executeTakeFirst();
   return row !== undefined;
 }
-
-/**
- * The time the task's agents waited for such approvals does not count against its deadline. It is read from the
- * task row by every agent's opening commit, so an agent that starts after a crash allows for it too.
- */
-export function allowForToolApprovalWaits(task: TaskSnapshot, approvalWaitMs: string | number): void {
-  const waited = Number(approvalWaitMs);
-  task.deadlineMs += waited - (task.toolApprovalWaitMs ?? 0);
-  task.toolApprovalWaitMs = waited;
-}

@@ -76,6 +76,21 @@ test('delayMs spreads the answer over about that many milliseconds', async () =>
   assert.ok(arrivals.at(-1)! - arrivals[0] >= 200, `tokens spread from ${arrivals[0]} to ${arrivals.at(-1)} ms`);
 });
 
+test('latencyMs comes before the first part of every call: a text answer, a tool-call turn, a generated answer', async () => {
+  const model = createMockModel('mock-small', { latencyMs: 150 });
+  const toolTurn = callOptions({ providerOptions: { mock: { toolCalls: [{ tool: 'web_search', args: { query: 'x' } }] } } });
+  for (const options of [callOptions(), toolTurn]) {
+    const started = performance.now();
+    const { stream } = await model.doStream(options);
+    const parts = await readParts(stream);
+    assert.ok(performance.now() - started >= 145, `answered after ${performance.now() - started} ms`);
+    assert.ok(parts.some((part) => part.type === (options === toolTurn ? 'tool-call' : 'text-delta')));
+  }
+  const started = performance.now();
+  await model.doGenerate(callOptions());
+  assert.ok(performance.now() - started >= 145, `generated after ${performance.now() - started} ms`);
+});
+
 test('an abort stops the stream promptly with an AbortError', async () => {
   const controller = new AbortController();
   const { stream } = await createMockModel('mock-small').doStream(callOptions({

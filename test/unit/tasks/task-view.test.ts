@@ -9,7 +9,7 @@ const baseTask: TaskRow & { session_external_id: string | null } = {
   metadata: {}, complexity_score: null, agents_used: 1, model_used: 'm1', provider: 'p1',
   created_at: new Date(0), started_at: new Date(1000), completed_at: new Date(3500), updated_at: new Date(3500),
   pause_requested: false, paused_at: null, pause_reason: null, paused_by: null, cancel_requested: false,
-  cancel_reason: null, cancelled_by: null, token_budget: null, parked_at_step: null, schedule_id: null, cost_budget_usd: null, approval_wait_ms: '0',
+  cancel_reason: null, cancelled_by: null, token_budget: null, parked_at_step: null, schedule_id: null, cost_budget_usd: null, approval_wait_ms: '0', in_step_paused_at: null, in_step_pause_ms: '0',
 };
 
 test('a JSON result is also returned parsed as `response`', () => {

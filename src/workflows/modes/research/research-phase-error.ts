@@ -7,4 +7,9 @@ export class ResearchPhaseError extends Error {
     this.name = 'ResearchPhaseError';
     this.phase = phase;
   }
+
+  /** Also true for one recovered from a step's record, a plain Error of the same name (runtime/control-errors.ts). */
+  static isInstance(error: unknown): error is Error {
+    return error instanceof Error && error.name === 'ResearchPhaseError';
+  }
 }

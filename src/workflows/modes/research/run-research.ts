@@ -1,24 +1,28 @@
+import { isDatabaseUnavailable } from '../../../db/database-errors.ts';
 import type { Deps } from '../../../deps.ts';
+import { isDisplaced } from '../../../engine/engine.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
 import { runBudgetedAgent } from '../../agent-calls/budgeted-agent.ts';
 import { taskToolCalls } from '../../agent-calls/tool-call-queries.ts';
 import { roleToolSet } from '../../agent-calls/role-tools.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { checkpoint } from '../../runtime/checkpoint.ts';
-import { endsTheTask } from '../../runtime/control-errors.ts';
+import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from '../../runtime/control-errors.ts';
+import { TaskTimeoutError } from '../../runtime/deadline.ts';
+import { withPartialResult } from '../../runtime/partial-result.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
-import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { runInDependencyOrder } from '../../team/run-in-order.ts';
 import { runSubtaskAgent, type SubtaskResult } from '../../team/subtask-agent.ts';
-import { citationMetadata, citationStats, collectCitations, type RankedCitation } from './citations/collect-citations.ts';
+import { collectCitations, type RankedCitation } from './citations/collect-citations.ts';
 import { CITABLE_TOOLS } from './citations/tool-sightings.ts';
-import { buildCitedReport } from './citations/cited-report.ts';
 import { ClaimExtractionSchema, ClaimVerdictsSchema } from './model-answers/claims.ts';
 import { CoverageEvaluationSchema, SubqueryGenerationSchema, wantsAnotherRound, type CoverageEvaluation } from './model-answers/coverage.ts';
 import { FactExtractionSchema, groundedFacts, summarizeFacts } from './model-answers/facts.ts';
 import { RefinementSchema, type Refinement } from './model-answers/refinement.ts';
 import { sendReportDeltas } from './report-deltas.ts';
+import { citeReport, partialResearchResult, researchMetadata, type ResearchProgress, type WrittenReport } from './research-outcome.ts';
 import { ResearchPhaseError } from './research-phase-error.ts';
 import {
   claimExtractionPrompt, coveragePrompt, factExtractionPrompt, refinementPrompt, researchAgentPrompt, subqueryPrompt, synthesisPrompt,
@@ -44,6 +48,7 @@ interface ResearchRun {
   settings: ResearchSettings;
   /** The phase in flight, which a failure names. */
   phase: string;
+  progress: ResearchProgress;
 }
 
 /**
@@ -54,17 +59,31 @@ interface ResearchRun {
  * resumes at the phase in flight; pause and cancel are honoured at the named checkpoints between phases.
  */
 export async function runResearchWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
-  const run: ResearchRun = { deps, task, settings: resolveResearchSettings(deps.research.strategies, { context: task.context, options: task.options }), phase: 'query_refinement' };
+  const settings = resolveResearchSettings(deps.research.strategies, { context: task.context, options: task.options });
+  const run: ResearchRun = { deps, task, settings, phase: 'query_refinement', progress: { findings: [], citations: [], iterations: 0 } };
   try {
     return await research(run);
   } catch (error) {
-    if (endsTheTask(error) || error instanceof ResearchPhaseError || deps.handingOver.aborted) throw error;
-    throw new ResearchPhaseError(run.phase, error instanceof Error ? error.message : String(error));
+    throw failureOf(run, error);
   }
 }
 
+/**
+ * A failure of the task (a phase's, the deadline, a budget it may not wait on) names the phase and carries what
+ * the task produced so far to its FAILED or TIMEOUT status. What is not the task's failure passes as it is: a
+ * cancel, a park, an outage, a shutdown, another worker taking the workflow over.
+ */
+function failureOf(run: ResearchRun, error: unknown): unknown {
+  if (run.deps.handingOver.aborted || isDisplaced(error) || TaskCancelledError.isInstance(error) || TaskParkedError.isInstance(error) || isDatabaseUnavailable(error)) {
+    return error;
+  }
+  const named = TaskTimeoutError.isInstance(error) || BudgetExhaustedError.isInstance(error) || ResearchPhaseError.isInstance(error);
+  const failure = named ? error : new ResearchPhaseError(run.phase, error instanceof Error ? error.message : String(error));
+  return withPartialResult(failure, partialResearchResult(run.settings, run.progress, run.phase));
+}
+
 async function research(run: ResearchRun): Promise<TaskOutcome> {
-  const { deps, task, settings } = run;
+  const { deps, task, settings, progress } = run;
   let confirmed: ConfirmedPlan | undefined;
   if (settings.review.required) {
     await enter(run, REVIEW_PHASE);
@@ -75,43 +94,34 @@ async function research(run: ResearchRun): Promise<TaskOutcome> {
   await enter(run, 'decomposition');
   const subtasks = await runTaskStep(deps, 'research:decompose', () => announceSubtasks(run, refinement));
   await enter(run, 'agent_execution');
-  const findings = await runResearchAgents(run, refinement, subtasks, 'agent');
+  progress.findings = await runResearchAgents(run, refinement, subtasks, 'agent');
   await enter(run, 'synthesis');
-  let citations = await taskCitations(run);
-  let report = await synthesize(run, refinement, findings, citations, 0);
-  let iterations = 0;
+  let report = await synthesize(run, refinement, 0);
   if (settings.iterative.enabled) {
     for (let round = 1; round <= settings.iterative.maxIterations; round++) {
-      iterations = round;
+      progress.iterations = round;
       await enter(run, `coverage_eval_${round}`);
-      const evaluation = await evaluateCoverage(run, refinement, report.text, round);
+      const evaluation = await evaluateCoverage(run, refinement, report.answer.text, round);
       if (!wantsAnotherRound(evaluation)) break;
       await enter(run, `subquery_gen_${round}`);
       const gaps = await generateSubqueries(run, refinement, evaluation, round);
       await enter(run, `gap_filling_${round}`);
-      findings.push(...await runResearchAgents(run, refinement, gaps, `gap${round}`));
-      citations = await taskCitations(run, round);
-      report = await synthesize(run, refinement, findings, citations, round);
+      progress.findings.push(...await runResearchAgents(run, refinement, gaps, `gap${round}`));
+      report = await synthesize(run, refinement, round);
     }
   }
-  const cited = settings.citations ? buildCitedReport(report.text, citations) : { text: report.text, citations: [] as RankedCitation[], droppedMarkers: 0 };
+  const cited = citeReport(settings, report);
   await sendReportDeltas(deps, task, cited.text);
-  const verification = settings.verification ? await verify(run, cited.text, cited.citations) : undefined;
+  if (settings.verification) progress.verification = await verify(run, cited.text, cited.citations);
   const facts = settings.factExtraction ? await extractFacts(run, cited.text, cited.citations) : undefined;
-  await enter(run, 'completion');
-  const agents = findings.length;
+  // The task's own pre_completion checkpoint follows (task-workflow.ts).
   return {
     mode: RESEARCH_MODE,
-    answer: { ...report, text: cited.text },
-    agentsUsed: agents,
+    answer: { ...report.answer, text: cited.text },
+    agentsUsed: progress.findings.length,
     complexityScore: null,
     metadata: {
-      research_strategy: settings.strategy,
-      iterations,
-      agent_count: agents,
-      citations: cited.citations.map(citationMetadata),
-      citation_stats: citationStats(cited.citations.map(citationMetadata)),
-      ...(verification ? { verification } : {}),
+      ...researchMetadata(settings, progress, cited.citations),
       ...(facts ? { extracted_facts: facts.facts, fact_summary: facts.summary } : {}),
     },
   };
@@ -165,6 +175,7 @@ async function runResearchAgents(run: ResearchRun, refinement: Refinement, subta
         agentId: subtask.id, progress: `Researching: ${subtask.description.slice(0, 200)}`,
         system: prompt.system, messages: [{ role: 'user', content: prompt.user }],
         modelTier: settings.modelTiers.agents, purpose: 'research-agent', onSpentBudget: { waitAt: subtask.id },
+        mockScript: (task.settings.mock.failures[subtask.id] ?? 0) > 0 ? { fail: true } : undefined,
         maxOutputTokens: task.settings.maxOutputTokens,
         tools: { ...roleToolSet(deps.tools, task.tenantId, RESEARCH_ROLE), limits: { ...RESEARCH_TOOL_LIMITS, iterations: settings.reactMaxIterations } },
       },
@@ -185,14 +196,20 @@ function taskCitations(run: ResearchRun, round = 0): Promise<RankedCitation[]> {
   });
 }
 
-function synthesize(run: ResearchRun, refinement: Refinement, findings: SubtaskResult[], citations: RankedCitation[], round: number): Promise<AgentAnswer> {
-  const sources: NumberedSource[] = citations.map((citation) => ({ title: citation.title, url: citation.url, excerpt: excerptOf(citation) }));
-  const prompt = synthesisPrompt(refinement.refined_query, findings.flatMap((finding) => (finding.ok ? [{ subtask: finding.subtaskId, answer: finding.answer.text }] : [])), sources);
-  return runBudgetedAgent(run.deps, run.task, async () => ({
+/** The report from every finding so far, citing what the task's tools returned by this round. */
+async function synthesize(run: ResearchRun, refinement: Refinement, round: number): Promise<WrittenReport> {
+  const { progress } = run;
+  progress.citations = await taskCitations(run, round);
+  const sources: NumberedSource[] = progress.citations.map((citation) => ({ title: citation.title, url: citation.url, excerpt: excerptOf(citation) }));
+  const findings = progress.findings.flatMap((finding) => (finding.ok ? [{ subtask: finding.subtaskId, answer: finding.answer.text }] : []));
+  const prompt = synthesisPrompt(refinement.refined_query, findings, sources);
+  const answer = await runBudgetedAgent(run.deps, run.task, async () => ({
     agentId: SYNTHESIS_AGENT_ID, progress: round === 0 ? 'Writing the report' : `Writing the report again with round ${round}'s findings`,
     purpose: 'research-synthesis', modelTier: run.settings.modelTiers.synthesis, maxOutputTokens: run.task.settings.maxOutputTokens,
     system: prompt.system, messages: [{ role: 'user', content: prompt.user }],
   }), `research:synthesis:${round}`);
+  progress.report = { answer, sources: progress.citations };
+  return progress.report;
 }
 
 function evaluateCoverage(run: ResearchRun, refinement: Refinement, report: string, round: number): Promise<CoverageEvaluation> {

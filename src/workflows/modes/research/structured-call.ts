@@ -3,8 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Deps } from '../../../deps.ts';
 import { currentStepId } from '../../../engine/engine.ts';
 import type { ModelTier } from '../../../llm/model-catalog.ts';
-import { appendEvents } from '../../../task-state/change-task.ts';
-import { callModelWithinBudget } from '../../agent-calls/budgeted-call.ts';
+import { callModelWithinBudget, reservationWith } from '../../agent-calls/budgeted-call.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
@@ -18,7 +17,7 @@ export interface StructuredPhase<S extends TSchema> {
   step: string;
   phase: string;
   agentId: string;
-  /** Announced as PROGRESS when the phase starts. */
+  /** Announced as PROGRESS when the phase's call starts, in the commit that reserves its tokens. */
   progress: string;
   prompt: PhasePrompt;
   schema: S;
@@ -31,16 +30,14 @@ export interface StructuredPhase<S extends TSchema> {
 const PHASE_MAX_OUTPUT_TOKENS = 4096;
 
 /**
- * A research phase that asks the model for a structured answer, as one durable step: PROGRESS, the budgeted call
- * (a spent budget pauses the task here), and the answer checked against the schema. An answer that does not fit,
+ * A research phase that asks the model for a structured answer, as one durable step: the budgeted call with
+ * PROGRESS in its reservation's commit (a spent budget pauses the task here), and the answer checked against the schema. An answer that does not fit,
  * or a model that fails, fails the phase (ResearchPhaseError names it); a replay returns the recorded answer.
  */
 export function askStructured<S extends TSchema>(deps: Deps, task: TaskSnapshot, phase: StructuredPhase<S>): Promise<Static<S>> {
   return runTaskStep(deps, phase.step, () => withCancelWatch(deps, task.id, async (cancel) => {
     const stepKey = `${phase.step}#${currentStepId()}`;
-    await appendEvents(deps, task.id, 'workflow', [{
-      type: 'PROGRESS', agentId: phase.agentId, message: phase.progress, payload: { stage: phase.phase }, dedupeKey: `${stepKey}:start`,
-    }]);
+    const progress = { type: 'PROGRESS', agentId: phase.agentId, message: phase.progress, payload: { stage: phase.phase }, dedupeKey: `${stepKey}:start` };
     const outcome = await callModelWithinBudget(deps, task, {
       agentId: phase.agentId,
       callKey: `${task.id}:${stepKey}`,
@@ -53,6 +50,7 @@ export function askStructured<S extends TSchema>(deps: Deps, task: TaskSnapshot,
       },
       maxOutputTokens: phase.maxOutputTokens ?? PHASE_MAX_OUTPUT_TOKENS,
       onSpentBudget: { waitAt: phase.phase },
+      open: reservationWith([progress]),
     }, cancel);
     if (!('result' in outcome)) throw new Error(`the ${phase.phase} phase waits out a spent budget`);
     const parsed = parseModelAnswer(phase.schema, parseJsonAnswer(outcome.result.text));

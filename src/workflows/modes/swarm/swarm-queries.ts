@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { SwarmAgentStatus, SwarmTaskStatus } from '../../../db/schema.ts';
 
-// The swarm's shared state (migration 0027). Writes happen inside a turn's or the lead's step, keyed so that a re-run
+// The swarm's shared state (migration 0028). Writes happen inside a turn's or the lead's step, keyed so that a re-run
 // of the step writes nothing twice.
 
 export interface SwarmAgent {
