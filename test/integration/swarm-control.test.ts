@@ -92,3 +92,21 @@ test('kill -9 with three agents mid-loop: after the restart no agent repeats a r
   assert.deepEqual(rows[0], { completed: 1, outputs: 1, started: 3 });
   assert.equal(task.metadata.total_agents, 3);
 });
+
+test('kill -9 while the lead plans: after the restart the plan is made once, each agent spawned once, and the swarm completes once', async (t) => {
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture' } });
+  const answer = await gateway.request('POST', '/api/v1/tasks', { query: QUESTION, context: { force_swarm: true, mock_delay_ms: 1500 } });
+  const taskId = answer.body.task_id as string;
+  await waitFor('the lead to start planning', async () => ((await eventCount(gateway, taskId, 'PROGRESS')) >= 1 ? true : undefined), 30_000);
+  assert.equal(await eventCount(gateway, taskId, 'LEAD_DECISION'), 0, 'killed before the plan was recorded');
+  await gateway.kill('SIGKILL');
+  await gateway.restart();
+  const task = await waitForTask(gateway, taskId, 120_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  const { rows } = await gateway.sql.query(`select count(*) filter (where type = 'LEAD_DECISION' and (payload->>'round')::int = 0)::int as plans,
+    count(*) filter (where type = 'AGENT_STARTED' and payload ? 'role')::int as spawned, count(*) filter (where type = 'WORKFLOW_COMPLETED')::int as completed
+    from task_events where task_id = $1`, [taskId]);
+  assert.deepEqual(rows[0], { plans: 1, spawned: 3, completed: 1 });
+  const { rows: agents } = await gateway.sql.query('select count(*)::int as n from swarm_agents where task_id = $1', [taskId]);
+  assert.equal(agents[0].n, 3);
+});
