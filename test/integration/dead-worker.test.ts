@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { startGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
+import { honouringRetryAfter, startGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
 import { readSse, type SseMessage } from '../helpers/sse-client.ts';
 
 const DEAD_AFTER_SECONDS = 6;
@@ -16,9 +16,10 @@ async function cluster(t: Parameters<typeof startGateway>[0], workerEnv: Record<
   return { gateway, workerA, workerB };
 }
 
+/** A burst of submissions; on a small pool some wait too long for a connection and are told to retry (503), as a client does. */
 async function submit(gateway: Gateway, count: number, delayMs: number): Promise<string[]> {
   const answers = await Promise.all(Array.from({ length: count }, (_, index) =>
-    gateway.request('POST', '/api/v1/tasks', { query: `task ${index}`, context: { mock_delay_ms: delayMs } })));
+    honouringRetryAfter(() => gateway.request('POST', '/api/v1/tasks', { query: `task ${index}`, context: { mock_delay_ms: delayMs } }))));
   for (const answer of answers) assert.equal(answer.status, 200, answer.text);
   return answers.map((answer) => answer.body.task_id);
 }
