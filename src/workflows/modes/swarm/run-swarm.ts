@@ -7,6 +7,7 @@ import { runTaskStep } from '../../runtime/task-step.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
 import { takeTurn, type PlayedTurn } from './agent-turn.ts';
 import { decide, type LeadOutcome } from './lead-decision.ts';
+import { reserveRound } from './round-reservation.ts';
 import { LEAD_AGENT_ID } from './swarm-events.ts';
 import { collectFindings, tokensUsed } from './swarm-findings.ts';
 
@@ -67,8 +68,9 @@ export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<
 async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
   const round = ++progress.round;
   await checkpoint(deps, task, `swarm_round_${round}`, progress.control);
+  const reserved = await reserveRound(deps, task, progress.active, round);
   // Every turn's step ends before the round goes on, even when one throws (a cancel, a park for a spent budget).
-  const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round)));
+  const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round, reserved[name])));
   const thrown = settled.find((outcome) => outcome.status === 'rejected');
   if (thrown) throw thrown.reason;
   const turns = settled.map((outcome) => (outcome as PromiseFulfilledResult<PlayedTurn>).value);

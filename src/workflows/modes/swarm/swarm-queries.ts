@@ -77,9 +77,13 @@ export async function hasUnread(db: Db, taskId: string, recipient: string, round
   return (await readInbox(db, taskId, recipient, round)).length > 0;
 }
 
-export async function readWorkspace(db: Db, taskId: string, entries: number): Promise<WorkspaceEntry[]> {
+/**
+ * The workspace's latest `entries`; for an agent's turn (`beforeRound`), those of the rounds before it, so that, as
+ * with messages, what a turn reads does not depend on which turn of its round committed first.
+ */
+export async function readWorkspace(db: Db, taskId: string, entries: number, beforeRound?: number): Promise<WorkspaceEntry[]> {
   const rows = await db.selectFrom('swarm_workspace').select(['author', 'topic', 'content', 'round'])
-    .where('task_id', '=', taskId).orderBy('created_at', 'desc').orderBy('key', 'desc').limit(entries).execute();
+    .where('task_id', '=', taskId).$if(beforeRound !== undefined, (query) => query.where('round', '<', beforeRound!)).orderBy('created_at', 'desc').orderBy('key', 'desc').limit(entries).execute();
   return rows.reverse();
 }
 
