@@ -3,6 +3,8 @@ import type { SwarmAgentStatus } from '../../../db/schema.ts';
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
+import type { ModelTier } from '../../../llm/model-catalog.ts';
+import { modelTiers } from '../../../llm/model-catalog-schema.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
 import type { PriorReservation } from '../../agent-calls/budgeted-call.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
@@ -69,7 +71,7 @@ async function turnOf(deps: Deps, task: TaskSnapshot, name: string, round: numbe
   if (agent && recorded) return recordedOutcome(agent, recorded);
   if (!agent || agent.status !== 'active') return { agent: name, status: agent?.status ?? 'shutdown', action: 'none', modelCalls: 0 };
   const turn: Turn = { deps, task, agent, team, round, stepKey };
-  if (timeIsUp(deps, agent)) {
+  if (timeIsUp(deps, task, agent)) {
     await failAgent(turn, `timed out after agent_timeout_seconds (${deps.config.swarm.agentTimeoutSeconds})`);
     return { agent: name, status: 'failed', action: 'timed_out', modelCalls: 0 };
   }
@@ -85,7 +87,7 @@ async function playTurn(turn: Turn, reserved: PriorReservation | undefined, canc
   const { deps, task, agent, round, stepKey } = turn;
   const view = await agentView(turn);
   const outcome = await askSwarmModel(deps, task, {
-    agentId: agent.name, stepKey, prompt: agentPrompt(view), schema: AgentActionSchema, tier: 'medium',
+    agentId: agent.name, stepKey, prompt: agentPrompt(view), schema: AgentActionSchema, tier: tierOf(agent),
     mock: swarmMock(task.context, 'swarm-agent', agent.name),
     opening: [turnProgress(agent.name, view.turn, round, stepKey)],
     reserved,
@@ -95,6 +97,8 @@ async function playTurn(turn: Turn, reserved: PriorReservation | undefined, canc
   if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
   return outcome.applied.outcome;
 }
+
+const tierOf = (agent: SwarmAgent): ModelTier => modelTiers.find((tier) => tier === agent.modelTier) ?? 'medium';
 
 interface Applied {
   outcome: TurnOutcome;

@@ -4,7 +4,7 @@ import { changeTask } from '../../../task-state/change-task.ts';
 import type { PriorReservation } from '../../agent-calls/budgeted-call.ts';
 import { reserveTogether } from '../../agent-calls/token-budget.ts';
 import { allowForWaitsInSteps } from '../../runtime/deadline.ts';
-import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { timePausedMs, type TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { SWARM_MAX_OUTPUT_TOKENS, swarmCallKey } from './swarm-call.ts';
 import { readAgents, turnStepName, type SwarmAgent } from './swarm-queries.ts';
@@ -28,7 +28,7 @@ export const TURN_INPUT_ALLOWANCE = 8_000;
 export function reserveRound(deps: Deps, task: TaskSnapshot, active: string[], round: number): Promise<RoundReservations> {
   return runTaskStep(deps, `swarm:reserve:${round}`, async () => {
     const team = await readAgents(deps.db, task.id);
-    const playing = team.filter((agent) => active.includes(agent.name) && agent.status === 'active' && !timeIsUp(deps, agent));
+    const playing = team.filter((agent) => active.includes(agent.name) && agent.status === 'active' && !timeIsUp(deps, task, agent));
     const calls = playing.map((agent) => ({ callKey: swarmCallKey(task, turnStepName(agent.name, round)), estimatedInput: TURN_INPUT_ALLOWANCE, wantedOutput: SWARM_MAX_OUTPUT_TOKENS }));
     const spare = calls.length * (TURN_INPUT_ALLOWANCE + SWARM_MAX_OUTPUT_TOKENS);
     const reserved = await changeTask(deps, task.id, 'workflow', async (transaction, row) => {
@@ -44,8 +44,14 @@ export function reserveRound(deps: Deps, task: TaskSnapshot, active: string[], r
   });
 }
 
-/** An agent whose `agent_timeout_seconds` has passed since it was spawned: its next turn fails it without a call. */
-export const timeIsUp = (deps: Deps, agent: SwarmAgent) => agent.spawnedAt.getTime() + deps.config.swarm.agentTimeoutSeconds * 1000 <= Date.now();
+/**
+ * An agent that has worked `agent_timeout_seconds` since it was spawned, the swarm's time paused since then left out:
+ * its next turn fails it without a call.
+ */
+export function timeIsUp(deps: Deps, task: TaskSnapshot, agent: SwarmAgent): boolean {
+  const workedMs = Date.now() - agent.spawnedAt.getTime() - (timePausedMs(task) - agent.pausedMsAtSpawn);
+  return workedMs >= deps.config.swarm.agentTimeoutSeconds * 1000;
+}
 
 /** PROGRESS for an agent's turn, committed with the tokens set aside for it (the round's, or the turn's own). */
 export const turnProgress = (agent: string, turn: number, round: number, stepKey: string): NewTaskEvent => ({
