@@ -300,3 +300,16 @@ export async function workflowRecord(taskId: string) {
 export function currentWorkflowId(): string | undefined {
   return DBOS.workflowID;
 }
+
+/** Waits inside a workflow; the wake-up time is recorded, so a workflow recovered after a crash sleeps only what is left. */
+export async function sleepDurably(ms: number): Promise<void> {
+  await DBOS.sleep(ms);
+}
+
+/**
+ * Starts a workflow in this process under `workflowId`, outside the task queue; a start repeated under the same id
+ * is a no-op (the engine returns the existing workflow), and the engine recovers it after a crash of this process.
+ */
+export async function startWorkflowOnce<Args extends unknown[]>(workflow: (...args: Args) => Promise<unknown>, workflowId: string, ...args: Args): Promise<void> {
+  await DBOS.startWorkflow(workflow, { workflowID: workflowId })(...args);
+}
