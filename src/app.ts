@@ -32,6 +32,7 @@ import { swarmRoutes } from './swarm/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { mcpRoutes } from './mcp-server/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
   'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
@@ -112,6 +113,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await skillRoutes(app, deps);
   await agentRoutes(app, deps);
   await webhookRoutes(app, deps);
+  await mcpRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -181,6 +181,28 @@ describe('signed webhooks delivered to a receiver on 127.0.0.1', { timeout: 180_
     assert.equal(message.data.task_id, submitted.body.task_id);
   });
 
+  it('sends approval.requested, budget.threshold and schedule.paused as they happen', async () => {
+    const webhook = await subscribe(gateway(), { url: receiver.url('/others'), events: ['approval.requested', 'budget.threshold', 'schedule.paused'] });
+    const messages = () => receiver.receipts('/others').map((receipt) => verify(webhook.secret, receipt));
+    const approval = await gateway().request('POST', '/api/v1/tasks', { query: 'needs a yes', mode: 'simple', context: { require_approval: true } });
+    const requested = await waitFor('approval.requested', async () => messages().find((message) => message.type === 'approval.requested'));
+    assert.equal(requested.data.task_id, approval.body.task_id);
+    assert.ok(requested.data.event.payload.approval_id);
+    const budget = await gateway().request('POST', '/api/v1/tasks', { query: 'a question that needs more tokens than allowed', context: { token_budget: 20 } });
+    const threshold = await waitFor('budget.threshold', async () => messages().find((message) => message.type === 'budget.threshold'));
+    assert.equal(threshold.data.task_id, budget.body.task_id);
+    assert.equal(threshold.data.event.type, 'BUDGET_THRESHOLD');
+    const schedule = await gateway().request('POST', '/api/v1/schedules', { name: 'hooked', cron_expression: '0 8 * * *', task_query: 'daily' });
+    assert.equal(schedule.status, 201, schedule.text);
+    const paused = await gateway().request('POST', `/api/v1/schedules/${schedule.body.schedule_id}/pause`, { reason: 'holiday' });
+    assert.equal(paused.status, 200, paused.text);
+    const pausedEvent = await waitFor('schedule.paused', async () => messages().find((message) => message.type === 'schedule.paused'));
+    assert.deepEqual([pausedEvent.data.schedule_id, pausedEvent.data.reason], [schedule.body.schedule_id, 'holiday']);
+    await gateway().request('POST', `/api/v1/tasks/${approval.body.task_id}/cancel`, {});
+    await gateway().request('POST', `/api/v1/tasks/${budget.body.task_id}/cancel`, {});
+    assert.ok(messages().every((message) => ['approval.requested', 'budget.threshold', 'schedule.paused'].includes(message.type)), 'only the events asked for');
+  });
+
   it('refuses private, loopback and metadata addresses that the guard does not allow, and bad fields, naming them', async () => {
     for (const url of ['http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://[::1]:8080/hook', 'http://192.168.0.10/hook', 'ftp://127.0.0.1/hook']) {
       const answer = await gateway().request('POST', '/api/v1/webhooks', { url, events: ['task.completed'] });
