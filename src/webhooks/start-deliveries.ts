@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
-import { startWorkflowOnce } from '../engine/engine.ts';
+import { enqueueBackgroundWorkflow } from '../engine/engine.ts';
 import type { WebhookDeliveryWorkflow } from './deliver-webhook.ts';
 
 const BATCH = 100;
 
 /**
- * Starts a durable workflow for each round of a delivery that has none yet: the deliveries the database enqueued
+ * Enqueues a durable workflow for each round of a delivery that has none yet: the deliveries the database enqueued
  * with their events (migration 0029) and the replays. Rows are taken under a lock that other workers skip, and
  * marked started in the same transaction; a crash before the commit leaves them to the next pick-up, whose start
  * under the same workflow id is a no-op if the first got as far as the engine.
@@ -17,7 +17,7 @@ export async function startPendingDeliveries(deps: Deps, workflow: WebhookDelive
       .where('status', '=', 'pending').where(sql<boolean>`started_round is distinct from round`)
       .orderBy('created_at').limit(BATCH).forUpdate().skipLocked()
       .execute();
-    for (const row of rows) await startWorkflowOnce(workflow, `webhook:${row.id}:${row.round}`, row.id, row.round);
+    for (const row of rows) await enqueueBackgroundWorkflow(workflow, `webhook:${row.id}:${row.round}`, row.id, row.round);
     if (rows.length === 0) return;
     await transaction.updateTable('webhook_deliveries').set({ started_round: sql`round` as never })
       .where('id', 'in', rows.map((row) => row.id)).execute();

@@ -282,6 +282,26 @@ test('a kill -9 of the gateway between attempts loses nothing: the retries go on
   assert.deepEqual(delivery.attempts.map((attempt: any) => attempt.status_code), [500, 500, 200]);
 });
 
+test('a worker killed -9 between attempts and never restarted: another process takes the delivery over', { timeout: 180_000 }, async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  receiver.answer('/dead', [500]);
+  const env = { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: '4000,4000', WEBHOOK_POLL_INTERVAL_MS: '100', EXECUTOR_DEAD_AFTER_SECONDS: '3' };
+  const first = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'hooks-a' } });
+  const webhook = await subscribe(first, { url: receiver.url('/dead'), events: ['task.completed'] });
+  await completedTask(first, 'the first worker dies');
+  await waitFor('the first attempt to be recorded', async () => ((await deliveriesOf(first, webhook.id))[0]?.attempts.length === 1 ? true : undefined));
+  const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { ...env, EXECUTOR_ID: 'hooks-b' } });
+  await first.kill('SIGKILL');
+  await waitFor('the delivery to succeed on the other process', async () => {
+    const listed = await deliveriesOf(second, webhook.id);
+    return listed[0]?.status === 'succeeded' ? true : undefined;
+  }, 60_000);
+  assert.deepEqual(receiver.receipts('/dead').map((receipt) => receipt.headers['webhook-id']), Array(2).fill(receiver.receipts('/dead')[0].headers['webhook-id']));
+  const { rows } = await second.sql.query(`select executor_id from dbos.workflow_status where workflow_uuid like 'webhook:%'`);
+  assert.deepEqual(rows.map((row) => row.executor_id), ['hooks-b']);
+});
+
 describe('a webhook host that comes to resolve to a private address', { timeout: 120_000 }, () => {
   // The allowed receiver listens on 127.0.0.2; a loopback-only one on 127.0.0.1 with the same port must never be reached.
   const env: Record<string, string> = { TOOLS_NETWORK_ALLOW: '127.0.0.2', WEBHOOK_RETRY_DELAYS_MS: '200', WEBHOOK_POLL_INTERVAL_MS: '100' };
