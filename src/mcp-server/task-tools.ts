@@ -6,7 +6,7 @@ import { followTaskEvents } from '../events/follow-events.ts';
 import { getTaskView } from '../tasks/read-tasks.ts';
 import { submitTask } from '../tasks/submit-task.ts';
 import { uuidFromText } from '../uuid.ts';
-import { jsonResult } from './tool-results.ts';
+import { calling, jsonResult, requireScope } from './tool-calls.ts';
 
 const DEFAULT_WAIT_SECONDS = 300;
 const MAX_WAIT_SECONDS = 3600;
@@ -30,19 +30,20 @@ export function registerTaskTools(server: McpServer, deps: Deps, caller: Caller)
       context: z.record(z.string(), z.unknown()).optional().describe('the task context of the REST API (spec 2.2)'),
       idempotency_key: z.string().min(1).max(255).optional().describe('the same key on a retry answers the task already created'),
     },
-  }, async (args) => {
+  }, calling(deps, 'submit_task', async (args) => {
+    requireScope(caller, 'tasks:write');
     const submitted = await submitTask(deps, caller, {
       query: args.query, mode: args.mode, research_strategy: args.strategy, session_id: args.session_id, context: args.context,
     }, { taskId: args.idempotency_key === undefined ? undefined : mcpTaskId(caller, args.idempotency_key) });
     return jsonResult({ task_id: submitted.taskId, session_id: submitted.session.publicId, status: 'submitted' });
-  });
+  }));
 
   server.registerTool('get_task', {
     title: 'Read a task',
     description: 'A task\'s status and, once it has finished, its result (or error), usage and cost.',
     inputSchema: { task_id: z.uuid() },
     annotations: { readOnlyHint: true },
-  }, async (args) => jsonResult(await getTaskView(deps, caller, args.task_id) as Record<string, unknown>));
+  }, calling(deps, 'get_task', async (args) => jsonResult(await getTaskView(deps, caller, args.task_id) as Record<string, unknown>)));
 
   server.registerTool('wait_for_task', {
     title: 'Wait for a task',
@@ -53,10 +54,11 @@ export function registerTaskTools(server: McpServer, deps: Deps, caller: Caller)
       timeout_seconds: z.number().int().min(1).max(MAX_WAIT_SECONDS).optional().describe(`default ${DEFAULT_WAIT_SECONDS}`),
     },
     annotations: { readOnlyHint: true },
-  }, async (args, extra) => {
+  }, calling(deps, 'wait_for_task', async (args, extra) => {
     await getTaskView(deps, caller, args.task_id);
     const progressToken = extra._meta?.progressToken;
-    const signal = AbortSignal.any([extra.signal, AbortSignal.timeout((args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000)]);
+    // Also ends when this process begins to shut down: the answer is then the status so far, and the client waits again.
+    const signal = AbortSignal.any([extra.signal, deps.stopping, AbortSignal.timeout((args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000)]);
     try {
       for await (const event of followTaskEvents(deps.db, deps.events, args.task_id, { afterSeq: 0, signal, logger: deps.logger })) {
         if (progressToken === undefined || event.type === 'LLM_PARTIAL' || event.type === 'STREAM_END') continue;
@@ -69,5 +71,5 @@ export function registerTaskTools(server: McpServer, deps: Deps, caller: Caller)
       if (!signal.aborted) throw error;
     }
     return jsonResult(await getTaskView(deps, caller, args.task_id) as Record<string, unknown>);
-  });
+  }));
 }

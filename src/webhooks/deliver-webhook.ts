@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { registerDurableWorkflow, runDurableStep, sleepDurably } from '../engine/engine.ts';
+import { webhookAttempts } from '../observability/metrics.ts';
 import { guardedFetch } from '../tools/network/guarded-fetch.ts';
 import { now, type SubscriptionRow } from './queries.ts';
 import { signedHeaders } from './webhook-secret.ts';
@@ -41,8 +42,10 @@ async function attemptDelivery(deps: Deps, deliveryId: string, round: number, ne
   const startedAt = new Date();
   const answer = await postSigned(deps, subscription, deliveryId, delivery.body, startedAt);
   await recordAttempt(deps, deliveryId, round, startedAt, answer);
+  const delivered = answer.statusCode !== undefined && answer.statusCode >= 200 && answer.statusCode < 300;
+  webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
   const log = { delivery_id: deliveryId, webhook_id: subscription.id, event: delivery.event_type, status_code: answer.statusCode, error: answer.error };
-  if (answer.statusCode !== undefined && answer.statusCode >= 200 && answer.statusCode < 300) {
+  if (delivered) {
     await finishDelivery(deps, deliveryId, 'succeeded', null);
     deps.logger.info(log, 'webhook delivered');
     return 'finished';
@@ -84,7 +87,9 @@ async function postSigned(deps: Deps, subscription: SubscriptionRow, messageId: 
     const response = await guardedFetch(subscription.url, { network, method: 'POST', headers, body });
     return { statusCode: response.status, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { error: (error as Error).message.slice(0, 1000), durationMs: Math.round(performance.now() - started) };
+    // The guard names the tools' time limit; a delivery's is its own.
+    const message = (error as Error).message.replace('(TOOLS_FETCH_TIMEOUT_MS)', '(WEBHOOK_TIMEOUT_MS)');
+    return { error: message.slice(0, 1000), durationMs: Math.round(performance.now() - started) };
   }
 }
 

@@ -144,6 +144,22 @@ describe('agentgate as an MCP server, through the MCP SDK\'s client', { timeout:
     assert.equal(raw.status, 401);
   });
 
+  it('each tool needs the scope its REST route needs: a read-only key reads but submits nothing', async () => {
+    const key = await gateway().request('POST', '/api/v1/auth/api-keys', { name: 'read only', scopes: ['tasks:read'] }, { authorization: `Bearer ${alice.accessToken}` });
+    assert.equal(key.status, 201, key.text);
+    const reader = await connect(gateway(), { 'x-api-key': key.body.key });
+    try {
+      assert.match(errorText(await reader.callTool({ name: 'submit_task', arguments: { query: 'not allowed' } })), /missing scope tasks:write/);
+      assert.match(errorText(await reader.callTool({ name: 'list_sessions', arguments: {} })), /missing scope sessions:read/);
+      const listed = await reader.callTool({ name: 'list_approvals', arguments: {} });
+      assert.notEqual(listed.isError, true);
+    } finally {
+      await reader.close();
+    }
+    const { rows } = await gateway().sql.query(`select count(*)::int as count from tasks where query = 'not allowed'`);
+    assert.equal(rows[0].count, 0);
+  });
+
   it('a tool call with invalid arguments is an error naming the field', async () => {
     const result = await client.callTool({ name: 'submit_task', arguments: { query: 'x', mode: 'chaotic' } });
     assert.match(errorText(result), /mode/);

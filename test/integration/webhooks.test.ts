@@ -23,7 +23,10 @@ async function startReceiver(host = '127.0.0.1') {
     request.on('end', () => {
       const path = request.url ?? '/';
       receipts.set(path, [...receipts.get(path) ?? [], { headers: request.headers, body }]);
-      response.writeHead(answers.get(path)?.shift() ?? 200).end();
+      const status = answers.get(path)?.shift() ?? 200;
+      // A negative status: answer 200 only after that many milliseconds (a receiver too slow for WEBHOOK_TIMEOUT_MS).
+      if (status < 0) setTimeout(() => response.writeHead(200).end(), -status);
+      else response.writeHead(status).end();
     });
   });
   server.listen(0, host);
@@ -67,12 +70,13 @@ const deliveriesOf = async (gateway: Gateway, webhookId: string) => {
 };
 
 const RETRY_DELAYS_MS = '300,300,300,300';
+const TIMEOUT_MS = 1500;
 
 describe('signed webhooks delivered to a receiver on 127.0.0.1', { timeout: 180_000 }, () => {
   let receiver: Receiver;
   before(async () => { receiver = await startReceiver(); });
   after(() => receiver.close());
-  const gateway = useGateway({ env: { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS, WEBHOOK_POLL_INTERVAL_MS: '100' } });
+  const gateway = useGateway({ env: { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS, WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } });
 
   it('delivers task.completed with a signature the Standard Webhooks library verifies; a wrong secret fails it', async () => {
     const webhook = await subscribe(gateway(), { url: receiver.url('/completed'), events: ['task.completed'] });
@@ -110,6 +114,21 @@ describe('signed webhooks delivered to a receiver on 127.0.0.1', { timeout: 180_
     assert.equal(receipts.length, 4);
     assert.equal(new Set(receipts.map((receipt) => receipt.headers['webhook-id'])).size, 1);
     for (const receipt of receipts) assert.equal(verify(webhook.secret, receipt).type, 'task.completed');
+  });
+
+  it('an attempt the receiver does not answer within WEBHOOK_TIMEOUT_MS has failed and is retried', async () => {
+    receiver.answer('/slow', [-(TIMEOUT_MS + 1500)]);
+    const webhook = await subscribe(gateway(), { url: receiver.url('/slow'), events: ['task.completed'] });
+    await completedTask(gateway(), 'slow receiver');
+    const [delivery] = await waitFor('the retry to succeed', async () => {
+      const listed = await deliveriesOf(gateway(), webhook.id);
+      return listed[0]?.status === 'succeeded' ? listed : undefined;
+    });
+    assert.deepEqual(delivery.attempts.map((attempt: any) => attempt.status_code), [null, 200]);
+    assert.match(delivery.attempts[0].error, new RegExp(`timed out after ${TIMEOUT_MS} ms \\(WEBHOOK_TIMEOUT_MS\\)`));
+    const receipts = receiver.receipts('/slow');
+    assert.equal(receipts.length, 2);
+    assert.equal(receipts[0].headers['webhook-id'], receipts[1].headers['webhook-id']);
   });
 
   it('a subscription that fails every attempt is disabled with a reason; its failed delivery can be replayed', async () => {
@@ -181,13 +200,19 @@ describe('signed webhooks delivered to a receiver on 127.0.0.1', { timeout: 180_
     assert.equal(message.data.task_id, submitted.body.task_id);
   });
 
-  it('sends approval.requested, budget.threshold and schedule.paused as they happen', async () => {
-    const webhook = await subscribe(gateway(), { url: receiver.url('/others'), events: ['approval.requested', 'budget.threshold', 'schedule.paused'] });
+  it('sends approval.requested, review.plan_ready, budget.threshold and schedule.paused as they happen', async () => {
+    const webhook = await subscribe(gateway(), { url: receiver.url('/others'), events: ['approval.requested', 'review.plan_ready', 'budget.threshold', 'schedule.paused'] });
     const messages = () => receiver.receipts('/others').map((receipt) => verify(webhook.secret, receipt));
     const approval = await gateway().request('POST', '/api/v1/tasks', { query: 'needs a yes', mode: 'simple', context: { require_approval: true } });
     const requested = await waitFor('approval.requested', async () => messages().find((message) => message.type === 'approval.requested'));
     assert.equal(requested.data.task_id, approval.body.task_id);
     assert.ok(requested.data.event.payload.approval_id);
+    const research = await gateway().request('POST', '/api/v1/tasks', {
+      query: 'Which renewable sources give electricity day and night?', context: { force_research: true, research_strategy: 'quick', require_review: true },
+    });
+    const planReady = await waitFor('review.plan_ready', async () => messages().find((message) => message.type === 'review.plan_ready'), 60_000);
+    assert.equal(planReady.data.task_id, research.body.task_id);
+    assert.equal(planReady.data.event.type, 'RESEARCH_PLAN_READY');
     const budget = await gateway().request('POST', '/api/v1/tasks', { query: 'a question that needs more tokens than allowed', context: { token_budget: 20 } });
     const threshold = await waitFor('budget.threshold', async () => messages().find((message) => message.type === 'budget.threshold'));
     assert.equal(threshold.data.task_id, budget.body.task_id);
@@ -200,7 +225,8 @@ describe('signed webhooks delivered to a receiver on 127.0.0.1', { timeout: 180_
     assert.deepEqual([pausedEvent.data.schedule_id, pausedEvent.data.reason], [schedule.body.schedule_id, 'holiday']);
     await gateway().request('POST', `/api/v1/tasks/${approval.body.task_id}/cancel`, {});
     await gateway().request('POST', `/api/v1/tasks/${budget.body.task_id}/cancel`, {});
-    assert.ok(messages().every((message) => ['approval.requested', 'budget.threshold', 'schedule.paused'].includes(message.type)), 'only the events asked for');
+    await gateway().request('POST', `/api/v1/tasks/${research.body.task_id}/cancel`, {});
+    assert.ok(messages().every((message) => ['approval.requested', 'review.plan_ready', 'budget.threshold', 'schedule.paused'].includes(message.type)), 'only the events asked for');
   });
 
   it('refuses private, loopback and metadata addresses that the guard does not allow, and bad fields, naming them', async () => {
@@ -286,13 +312,17 @@ test('a worker killed -9 between attempts and never restarted: another process t
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   receiver.answer('/dead', [500]);
-  const env = { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: '4000,4000', WEBHOOK_POLL_INTERVAL_MS: '100', EXECUTOR_DEAD_AFTER_SECONDS: '3' };
+  // The wait before the second attempt outlasts the second process's start.
+  const env = { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: '12000,12000', WEBHOOK_POLL_INTERVAL_MS: '100', EXECUTOR_DEAD_AFTER_SECONDS: '3' };
   const first = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'hooks-a' } });
   const webhook = await subscribe(first, { url: receiver.url('/dead'), events: ['task.completed'] });
   await completedTask(first, 'the first worker dies');
   await waitFor('the first attempt to be recorded', async () => ((await deliveriesOf(first, webhook.id))[0]?.attempts.length === 1 ? true : undefined));
   const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { ...env, EXECUTOR_ID: 'hooks-b' } });
+  const { rows: before } = await first.sql.query(`select status, executor_id from dbos.workflow_status where workflow_uuid like 'webhook:%'`);
+  assert.deepEqual(before, [{ status: 'PENDING', executor_id: 'hooks-a' }], 'the first process holds the delivery, asleep');
   await first.kill('SIGKILL');
+  assert.equal(receiver.receipts('/dead').length, 1);
   await waitFor('the delivery to succeed on the other process', async () => {
     const listed = await deliveriesOf(second, webhook.id);
     return listed[0]?.status === 'succeeded' ? true : undefined;
