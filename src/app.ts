@@ -35,7 +35,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { mcpRoutes } from './mcp-server/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
-  'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
+  'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control', 'Mcp-Protocol-Version'];
 /** Every response header a client may need to read; a browser reads only what is listed (the test checks it covers what we send). */
 const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Service-Session-ID', 'X-Model-Description',
   'X-Idempotency-Cached', 'X-Idempotency-Key', 'X-Request-ID',

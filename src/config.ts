@@ -137,6 +137,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
   WEBHOOK_SECRET_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 30 * 86_400, default: 86_400 }),
   WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   METRICS_HOST: Type.Optional(Type.String()),
@@ -399,6 +400,8 @@ export interface Config {
     secretGraceSeconds: number;
     /** How often a worker starts the deliveries enqueued since (each by a durable workflow). */
     pollIntervalMs: number;
+    /** Finished deliveries are listed (and can be replayed) for this long. */
+    deliveryRetentionDays: number;
   };
   metrics: Readonly<MetricsSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
@@ -585,6 +588,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       timeoutMs: values.WEBHOOK_TIMEOUT_MS,
       secretGraceSeconds: values.WEBHOOK_SECRET_GRACE_SECONDS,
       pollIntervalMs: values.WEBHOOK_POLL_INTERVAL_MS,
+      deliveryRetentionDays: values.WEBHOOK_DELIVERY_RETENTION_DAYS,
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
     providerEnv: Object.freeze(providerEnv),

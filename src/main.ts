@@ -41,6 +41,7 @@ import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/reque
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
 import { registerWebhookDelivery } from './webhooks/deliver-webhook.ts';
 import { startPendingDeliveries } from './webhooks/start-deliveries.ts';
+import { purgeFinishedDeliveries } from './webhooks/purge-deliveries.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 import { loadSkillCatalogue } from './skills/skill-catalogue.ts';
 import { logSkillProblems, reloadSkills } from './skills/reload-skills.ts';
@@ -165,6 +166,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeRetiredExecutors(connection.db), 'retired executor purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeFinishedDeliveries(connection.db, config.webhooks.deliveryRetentionDays), 'webhook delivery purge', logger),
   ];
 
   const app = config.role === 'worker' ? await buildProbeApp(deps) : await buildApp(deps);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
-import { registerDurableWorkflow, runDurableStep, sleepDurably } from '../engine/engine.ts';
+import { isDisplaced, registerDurableWorkflow, runDurableStep, sleepDurably } from '../engine/engine.ts';
 import { webhookAttempts } from '../observability/metrics.ts';
 import { guardedFetch } from '../tools/network/guarded-fetch.ts';
 import { now, type SubscriptionRow } from './queries.ts';
@@ -24,11 +24,26 @@ export function registerWebhookDelivery(deps: Deps): WebhookDeliveryWorkflow {
   return registerDurableWorkflow('webhook-delivery', async (deliveryId: string, round: number) => {
     const delays = deps.config.webhooks.retryDelaysMs;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await runDurableStep(`attempt-${attempt}`, () => attemptDelivery(deps, deliveryId, round, delays[attempt]));
+      const outcome = await runDurableStep(`attempt-${attempt}`, () => attemptDelivery(deps, deliveryId, round, delays[attempt]))
+        .catch((error: unknown) => attemptBroke(deps, deliveryId, error));
       if (outcome === 'finished') return;
+      if (delays[attempt] === undefined) {
+        await runDurableStep('give-up', () => failDelivery(deps, deliveryId, 'the last attempt could not be made or recorded', false));
+        return;
+      }
       await sleepDurably(delays[attempt]);
     }
   });
+}
+
+/**
+ * An attempt that failed on our side (the database refused a read or a write) counts as a failed attempt: the round
+ * goes on to its next one rather than ending with the delivery still pending, which nothing would start again.
+ */
+function attemptBroke(deps: Deps, deliveryId: string, error: unknown): AttemptOutcome {
+  if (isDisplaced(error)) throw error;
+  deps.logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt broke; it counts as failed');
+  return 'retry';
 }
 
 async function attemptDelivery(deps: Deps, deliveryId: string, round: number, nextDelayMs: number | undefined): Promise<AttemptOutcome> {
@@ -53,10 +68,7 @@ async function attemptDelivery(deps: Deps, deliveryId: string, round: number, ne
   const error = answer.error ?? `the receiver answered ${answer.statusCode}`;
   // 410 Gone: the receiver says the endpoint is no more (Standard Webhooks: stop sending to it).
   if (answer.statusCode === 410 || nextDelayMs === undefined) {
-    await finishDelivery(deps, deliveryId, 'failed', error);
-    await disableSubscription(deps, subscription.id, answer.statusCode === 410
-      ? 'the receiver answered 410 Gone'
-      : `a delivery failed at every attempt (last: ${error})`);
+    await failDelivery(deps, deliveryId, error, answer.statusCode === 410);
     deps.logger.warn(log, 'webhook delivery failed; subscription disabled');
     return 'finished';
   }
@@ -106,7 +118,11 @@ async function finishDelivery(deps: Deps, deliveryId: string, status: 'succeeded
     .where('id', '=', deliveryId).execute();
 }
 
-async function disableSubscription(deps: Deps, subscriptionId: string, reason: string): Promise<void> {
-  await deps.db.updateTable('webhook_subscriptions').set({ enabled: false, disabled_reason: reason, updated_at: now() })
-    .where('id', '=', subscriptionId).where('enabled', '=', true).execute();
+/** The delivery has failed for good, and the subscription that keeps failing is disabled, saying why. */
+async function failDelivery(deps: Deps, deliveryId: string, error: string, gone: boolean): Promise<void> {
+  await finishDelivery(deps, deliveryId, 'failed', error);
+  const reason = gone ? 'the receiver answered 410 Gone' : `a delivery failed at every attempt (last: ${error})`;
+  await sql`
+    update webhook_subscriptions s set enabled = false, disabled_reason = ${reason}, updated_at = now()
+    from webhook_deliveries d where d.id = ${deliveryId} and s.id = d.subscription_id and s.enabled`.execute(deps.db);
 }

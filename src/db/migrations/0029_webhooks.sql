@@ -43,6 +43,7 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_unstarted ON webhook_deliveries (created_at) WHERE status = 'pending' AND started_round IS DISTINCT FROM round;
 CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id, created_at DESC);
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';
 
 CREATE TABLE webhook_attempts (
   delivery_id  uuid NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
