@@ -308,6 +308,30 @@ test('a kill -9 of the gateway between attempts loses nothing: the retries go on
   assert.deepEqual(delivery.attempts.map((attempt: any) => attempt.status_code), [500, 500, 200]);
 });
 
+test('deliveries enqueued before a kill -9 go out after it, each exactly once, with two processes picking them up', { timeout: 180_000 }, async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { TOOLS_NETWORK_ALLOW: '127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: '500' };
+  // This process picks deliveries up only at its start: the ones its tasks enqueue wait in the outbox.
+  const first = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'outbox-a', WEBHOOK_POLL_INTERVAL_MS: '60000' } });
+  await subscribe(first, { url: receiver.url('/outbox'), events: ['task.completed'] });
+  const tasks = await Promise.all(Array.from({ length: 10 }, (_, index) => completedTask(first, `outbox ${index}`)));
+  const { rows: waiting } = await first.sql.query(`select count(*)::int as count from webhook_deliveries where status = 'pending' and started_round is null`);
+  assert.equal(waiting[0].count, 10, 'enqueued with the tasks\' ends, not yet started');
+  await first.kill('SIGKILL');
+  assert.equal(receiver.receipts('/outbox').length, 0);
+  const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { ...env, EXECUTOR_ID: 'outbox-b', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  await first.restart();
+  await waitFor('every delivery to succeed', async () => {
+    const { rows } = await second.sql.query(`select count(*)::int as count from webhook_deliveries where status = 'succeeded'`);
+    return rows[0].count === 10 ? true : undefined;
+  }, 60_000);
+  const receipts = receiver.receipts('/outbox');
+  assert.equal(receipts.length, 10, 'each event sent once');
+  assert.equal(new Set(receipts.map((receipt) => receipt.headers['webhook-id'])).size, 10);
+  assert.deepEqual(receipts.map((receipt) => JSON.parse(receipt.body).data.task_id).sort(), tasks.map((task) => task.task_id).sort());
+});
+
 test('a worker killed -9 between attempts and never restarted: another process takes the delivery over', { timeout: 180_000 }, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
