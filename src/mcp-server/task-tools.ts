@@ -25,15 +25,17 @@ export function registerTaskTools(server: McpServer, deps: Deps, caller: Caller)
     inputSchema: {
       query: z.string().min(1).max(200_000).describe('what to do'),
       mode: z.enum(['simple', 'standard', 'complex', 'supervisor']).optional().describe('simple: one agent; standard/complex: a planned team; supervisor: a supervised team; omit to let agentgate choose'),
-      strategy: z.enum(['quick', 'standard', 'deep', 'academic']).optional().describe('a deep-research strategy'),
+      strategy: z.enum(['quick', 'standard', 'deep', 'academic']).optional().describe('run it as deep research with this strategy (a cited report)'),
       session_id: z.string().regex(/^[A-Za-z0-9:_\-.]{1,128}$/).optional().describe('continue this session (its id or custom id); a new one otherwise'),
       context: z.record(z.string(), z.unknown()).optional().describe('the task context of the REST API (spec 2.2)'),
       idempotency_key: z.string().min(1).max(255).optional().describe('the same key on a retry answers the task already created'),
     },
   }, calling(deps, 'submit_task', async (args) => {
     requireScope(caller, 'tasks:write');
+    // A strategy is deep research's: naming one asks for deep research (the REST API needs context.force_research too).
+    const context = args.strategy === undefined ? args.context : { ...args.context, force_research: true };
     const submitted = await submitTask(deps, caller, {
-      query: args.query, mode: args.mode, research_strategy: args.strategy, session_id: args.session_id, context: args.context,
+      query: args.query, mode: args.mode, research_strategy: args.strategy, session_id: args.session_id, context,
     }, { taskId: args.idempotency_key === undefined ? undefined : mcpTaskId(caller, args.idempotency_key) });
     return jsonResult({ task_id: submitted.taskId, session_id: submitted.session.publicId, status: 'submitted' });
   }));

@@ -81,6 +81,14 @@ describe('agentgate as an MCP server, through the MCP SDK\'s client', { timeout:
     assert.equal(session.history.tasks[0].task_id, submitted.task_id);
   });
 
+  it('a strategy runs the task as deep research', async () => {
+    const submitted = structured(await client.callTool({ name: 'submit_task', arguments: { query: 'Which renewable sources give electricity day and night?', strategy: 'quick' } }));
+    const task = structured(await client.callTool({ name: 'wait_for_task', arguments: { task_id: submitted.task_id, timeout_seconds: 120 } }));
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const { rows } = await gateway().sql.query('select mode, context from tasks where id = $1', [submitted.task_id]);
+    assert.deepEqual([rows[0].mode, rows[0].context.research_strategy], ['research', 'quick']);
+  });
+
   it('a submission retried with the same idempotency_key answers the same task and creates no other', async () => {
     const call = () => client.callTool({ name: 'submit_task', arguments: { query: 'only once', idempotency_key: 'retry-me' } });
     const [first, second] = [structured(await call()), structured(await call())];
