@@ -31,9 +31,11 @@ import { streamingRoutes } from './streaming/routes.ts';
 import { swarmRoutes } from './swarm/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { mcpRoutes } from './mcp-server/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
-  'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control'];
+  'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control', 'Mcp-Protocol-Version'];
 /** Every response header a client may need to read; a browser reads only what is listed (the test checks it covers what we send). */
 const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Service-Session-ID', 'X-Model-Description',
   'X-Idempotency-Cached', 'X-Idempotency-Key', 'X-Request-ID',
@@ -110,6 +112,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   await toolRoutes(app, deps);
   await skillRoutes(app, deps);
   await agentRoutes(app, deps);
+  await webhookRoutes(app, deps);
+  await mcpRoutes(app, deps);
   await openAiRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -133,6 +133,11 @@ const EnvSchema = Type.Object({
   SCHEDULE_MAX_BUDGET_USD: Type.Number({ exclusiveMinimum: 0, default: 10 }),
   SCHEDULE_CATCHUP_SECONDS: Type.Integer({ minimum: 0, default: 300 }),
   SCHEDULE_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
+  WEBHOOK_RETRY_DELAYS_MS: Type.String({ pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$', default: '5000,300000,1800000,7200000,18000000,36000000,36000000' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
+  WEBHOOK_SECRET_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 30 * 86_400, default: 86_400 }),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   METRICS_HOST: Type.Optional(Type.String()),
@@ -386,6 +391,18 @@ export interface Config {
     /** How often a worker looks for due runs. */
     pollIntervalMs: number;
   };
+  /** Outbound webhooks (src/webhooks/): their retry schedule, each attempt's time limit, rotation and pick-up. */
+  webhooks: {
+    /** The waits between a failed attempt and the next; after the last, the delivery has failed. */
+    retryDelaysMs: readonly number[];
+    timeoutMs: number;
+    /** How long a rotated-out secret still signs deliveries (a second signature). */
+    secretGraceSeconds: number;
+    /** How often a worker starts the deliveries enqueued since (each by a durable workflow). */
+    pollIntervalMs: number;
+    /** Finished deliveries are listed (and can be replayed) for this long. */
+    deliveryRetentionDays: number;
+  };
   metrics: Readonly<MetricsSettings>;
   /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
   providerEnv: Readonly<Record<string, string | undefined>>;
@@ -565,6 +582,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       maxBudgetUsd: values.SCHEDULE_MAX_BUDGET_USD,
       catchUpSeconds: values.SCHEDULE_CATCHUP_SECONDS,
       pollIntervalMs: values.SCHEDULE_POLL_INTERVAL_MS,
+    }),
+    webhooks: Object.freeze({
+      retryDelaysMs: Object.freeze(values.WEBHOOK_RETRY_DELAYS_MS.split(',').map((delay) => Number(delay.trim()))),
+      timeoutMs: values.WEBHOOK_TIMEOUT_MS,
+      secretGraceSeconds: values.WEBHOOK_SECRET_GRACE_SECONDS,
+      pollIntervalMs: values.WEBHOOK_POLL_INTERVAL_MS,
+      deliveryRetentionDays: values.WEBHOOK_DELIVERY_RETENTION_DAYS,
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
     providerEnv: Object.freeze(providerEnv),

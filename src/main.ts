@@ -39,6 +39,9 @@ import { closeBrowser } from './tools/browser/shared-browser.ts';
 import { closeSandboxPools } from './tools/python/sandbox-pool.ts';
 import { adoptUnpartitionedWorkflows, requeueOrphanedTasks } from './tasks/requeue-orphans.ts';
 import { registerTaskWorkflow } from './workflows/task-workflow.ts';
+import { registerWebhookDelivery } from './webhooks/deliver-webhook.ts';
+import { startPendingDeliveries } from './webhooks/start-deliveries.ts';
+import { purgeFinishedDeliveries } from './webhooks/purge-deliveries.ts';
 import { loadTemplateRegistry } from './workflows/modes/template/template-registry.ts';
 import { loadSkillCatalogue } from './skills/skill-catalogue.ts';
 import { logSkillProblems, reloadSkills } from './skills/reload-skills.ts';
@@ -136,6 +139,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     metrics: createMetricsExposition({ db: connection.db, poolUse: connection.poolUse, logger }),
   };
   taskWorkflow = registerTaskWorkflow(deps);
+  const webhookDelivery = registerWebhookDelivery(deps);
   await launchEngine({
     databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
     executorId: identity.id, poolSize: config.enginePoolSize, logger,
@@ -158,9 +162,11 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     ...(config.role === 'gateway' ? [] : [
       every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true }),
       every(config.schedules.pollIntervalMs, () => fireDueSchedules(deps), 'schedule runs', logger, { now: true }),
+      every(config.webhooks.pollIntervalMs, () => startPendingDeliveries(deps, webhookDelivery), 'webhook deliveries', logger, { now: true }),
     ]),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeIdleTranscripts(connection.db, config.sessionTtlDays), 'chat transcript purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeRetiredExecutors(connection.db), 'retired executor purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeFinishedDeliveries(connection.db, config.webhooks.deliveryRetentionDays), 'webhook delivery purge', logger),
   ];
 
   const app = config.role === 'worker' ? await buildProbeApp(deps) : await buildApp(deps);

@@ -419,6 +419,53 @@ export interface SwarmTurnsTable {
   answered_by: Json<unknown>;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  url: string;
+  events: string[];
+  task_id: string | null;
+  session_id: string | null;
+  description: Generated<string>;
+  task_webhook: Generated<boolean>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  subscription_id: string;
+  tenant_id: string;
+  event_type: string;
+  body: string;
+  status: Generated<WebhookDeliveryStatus>;
+  round: Generated<number>;
+  started_round: number | null;
+  next_attempt_at: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  round: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -450,6 +497,9 @@ export interface Database {
   swarm_messages: SwarmMessagesTable;
   swarm_workspace: SwarmWorkspaceTable;
   swarm_turns: SwarmTurnsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -10,6 +10,11 @@ import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/
 import { withOwnConnection } from '../db/own-connection.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
+/**
+ * Durable work that is not a task (a webhook delivery): no limits, since such a workflow spends its time in durable
+ * sleeps; through a queue so that any worker takes it, and takes it over from a dead one (requeueExecutorWorkflows).
+ */
+export const BACKGROUND_QUEUE = 'agentgate-background';
 /** The engine's process-private queue, where it puts the workflows it recovers that no queue started. */
 export const INTERNAL_QUEUE = INTERNAL_QUEUE_NAME;
 
@@ -62,6 +67,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     minPollingIntervalMs: 50,
     onConflict: 'always_update',
   });
+  await DBOS.registerQueue(BACKGROUND_QUEUE, { minPollingIntervalMs: 100, onConflict: 'always_update' });
 }
 
 /**
@@ -299,4 +305,18 @@ export async function workflowRecord(taskId: string) {
 /** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
 export function currentWorkflowId(): string | undefined {
   return DBOS.workflowID;
+}
+
+/** Waits inside a workflow; the wake-up time is recorded, so a workflow recovered after a crash sleeps only what is left. */
+export async function sleepDurably(ms: number): Promise<void> {
+  await DBOS.sleep(ms);
+}
+
+/**
+ * Puts a workflow on the background queue under `workflowId`, for any worker; a start repeated under the same id is
+ * a no-op (the engine returns the existing workflow). A crash of the worker running it resumes it from its recorded
+ * steps: at that worker's restart, or on another worker once it counts as dead.
+ */
+export async function enqueueBackgroundWorkflow<Args extends unknown[]>(workflow: (...args: Args) => Promise<unknown>, workflowId: string, ...args: Args): Promise<void> {
+  await DBOS.startWorkflow(workflow, { workflowID: workflowId, queueName: BACKGROUND_QUEUE })(...args);
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ExecutorsTable } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
-import { APPLICATION_VERSION, INTERNAL_QUEUE, TASK_QUEUE } from './engine.ts';
+import { APPLICATION_VERSION, BACKGROUND_QUEUE, INTERNAL_QUEUE, TASK_QUEUE } from './engine.ts';
 
 type ExecutorRow = Selectable<ExecutorsTable>;
 
@@ -151,6 +151,22 @@ export async function requeueExecutorWorkflows(db: Db, executorId: string, onlyI
       and ${onlyIds === undefined ? sql`true` : sql`w.workflow_uuid = any(${onlyIds})`}
     returning w.workflow_uuid, w.recovery_attempts`.execute(db);
   return rows.map((row) => ({ workflowId: row.workflow_uuid, attempts: Number(row.recovery_attempts) }));
+}
+
+/**
+ * Puts an executor's pending background workflows (webhook deliveries) back on their queue for any worker, as
+ * requeueExecutorWorkflows does for tasks; returns how many. `onlyIds` limits it to those workflows.
+ */
+export async function requeueExecutorBackgroundWorkflows(db: Db, executorId: string, onlyIds?: string[]): Promise<number> {
+  const { rows } = await sql<{ workflow_uuid: string }>`
+    update dbos.workflow_status w set
+      status = 'ENQUEUED', owner_xid = null, started_at_epoch_ms = null,
+      updated_at = (extract(epoch from now()) * 1000)::bigint
+    where w.status = 'PENDING' and w.executor_id = ${executorId} and w.queue_name = ${BACKGROUND_QUEUE}
+      and w.application_version = ${APPLICATION_VERSION}
+      and ${onlyIds === undefined ? sql`true` : sql`w.workflow_uuid = any(${onlyIds})`}
+    returning w.workflow_uuid`.execute(db);
+  return rows.length;
 }
 
 /** Identities released (stopped) or taken over this long ago are forgotten: a host that is gone never comes back. */

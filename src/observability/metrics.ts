@@ -20,6 +20,13 @@ export const backgroundErrors = new Counter({
 });
 
 /** Database operations run again: after a lost deadlock or serialization race, or while the database was unreachable. */
+export const webhookAttempts = new Counter({
+  name: 'agentgate_webhook_attempts_total',
+  help: 'Webhook delivery attempts this process made, by outcome (delivered: a 2xx; failed: another status, no answer in time, refused by the network guard)',
+  labelNames: ['outcome'] as const,
+  registers: [metrics],
+});
+
 export const databaseRetries = new Counter({
   name: 'agentgate_database_retries_total',
   help: 'Database operations retried, by reason (conflict, unavailable, timeout)',

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { countRecovered, findDeadExecutorsWithWork, requeueExecutorWorkflows, takeOverIfDead } from '../engine/executors.ts';
+import { countRecovered, findDeadExecutorsWithWork, requeueExecutorBackgroundWorkflows, requeueExecutorWorkflows, takeOverIfDead } from '../engine/executors.ts';
 import { appendEvents } from '../task-state/change-task.ts';
 
 export type HandOverReason = 'executor_lost' | 'shutdown' | 'stalled';
@@ -33,8 +33,10 @@ export async function recoverDeadExecutors(deps: Deps, me: string): Promise<numb
  * waiting, or they stalled here (resume-stalled.ts).
  */
 export async function handOverWorkflows(deps: Deps, executorId: string, by: string, reason: HandOverReason, onlyIds?: string[]): Promise<number> {
+  const background = await requeueExecutorBackgroundWorkflows(deps.db, executorId, onlyIds);
+  if (background > 0) deps.logger.warn({ executor_id: executorId, recovered_by: by, reason, workflows: background }, 'handed background workflows to their queue');
   const workflows = await requeueExecutorWorkflows(deps.db, executorId, onlyIds);
-  if (workflows.length === 0) return 0;
+  if (workflows.length === 0) return background;
   if (reason !== 'stalled') await countRecovered(deps.db, executorId, workflows.length);
   const message = HAND_OVER_MESSAGES[reason](executorId);
   await Promise.all(workflows.map(({ workflowId, attempts }) => appendEvents(deps, workflowId, 'workflow', [{
@@ -43,5 +45,5 @@ export async function handOverWorkflows(deps: Deps, executorId: string, by: stri
     dedupeKey: `hand-over:${executorId}:${attempts}`,
   }])));
   deps.logger.warn({ executor_id: executorId, recovered_by: by, reason, workflows: workflows.length }, 'handed workflows to the task queue');
-  return workflows.length;
+  return workflows.length + background;
 }

@@ -29,6 +29,7 @@ export async function taskRoutes(app: App, deps: Deps) {
       status: 'STATUS_CODE_OK',
       message: `Task submitted successfully. Session: ${submitted.session.publicId}`,
       created_at: submitted.createdAt.toISOString(),
+      ...(submitted.webhook ? { webhook_id: submitted.webhook.id, webhook_secret: submitted.webhook.secret } : {}),
     };
   });
 

@@ -68,6 +68,10 @@ export const SubmitTaskBody = Type.Object({
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
   max_concurrent_agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
   enable_verification: Type.Optional(Type.Boolean()),
+  webhook_url: Type.Optional(Type.String({
+    minLength: 1, maxLength: 2048,
+    description: 'receives this task\'s events, signed per Standard Webhooks with the webhook_secret of the answer; it must pass the outbound network guard',
+  })),
 });
 export type SubmitTaskInput = Static<typeof SubmitTaskBody>;
 
@@ -83,6 +87,8 @@ export const SubmitTaskResponse = Type.Object({
   status: Type.String(),
   message: Type.String(),
   created_at: Type.String(),
+  webhook_id: Type.Optional(Type.String({ description: 'with webhook_url: the task\'s webhook subscription' })),
+  webhook_secret: Type.Optional(Type.String({ description: 'with webhook_url: the whsec_… secret its deliveries are signed with' })),
 });
 
 export const SubmitStreamResponse = Type.Object({

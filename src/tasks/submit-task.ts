@@ -18,6 +18,8 @@ import { refuseDangerousRole } from './dangerous-roles.ts';
 import { applySkillRequest } from '../skills/skill-request.ts';
 import { refuseUnrunnableTemplate } from './template-requests.ts';
 import type { SubmitTaskInput } from './schemas.ts';
+import { refuseUnsafeWebhookUrl } from '../webhooks/check-webhook-url.ts';
+import { addTaskWebhook, type TaskWebhook } from '../webhooks/task-webhook.ts';
 
 const MODEL_CONTROLS = ['model_tier', 'model_override', 'provider_override'] as const;
 const DEPRECATED_CONTEXT_CONTROLS = ['skill', 'research_strategy'] as const;
@@ -26,6 +28,8 @@ export interface SubmittedTask {
   taskId: string;
   session: ResolvedSession;
   createdAt: Date;
+  /** Made for the submission's webhook_url. */
+  webhook?: TaskWebhook;
 }
 
 export interface SubmitOptions {
@@ -50,11 +54,21 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     const task = await prepareTask(deps, caller, input, options);
     span.setAttribute('agentgate.task.id', task.id);
     keepTraceContext(deps, task);
-    const stored = await insertTaskWithSession(deps.db, caller, task.claim, task);
+    if (input.webhook_url !== undefined) await refuseUnsafeWebhookUrl(deps.config.network, input.webhook_url, 'webhook_url');
+    const { stored, webhook } = await writeTask(deps, caller, task, input.webhook_url);
     // The row is committed first: if we die before the start, or the engine cannot record it in time
     // (its database writes wait out an outage), the orphan sweep starts it.
     await startSubmittedTask(deps, task.id, caller.tenantId);
-    return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt };
+    return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt, ...(webhook ? { webhook } : {}) };
+  });
+}
+
+/** The task row, and with a webhook_url its webhook in the same transaction. */
+async function writeTask(deps: Deps, caller: Caller, task: PreparedTask, webhookUrl: string | undefined) {
+  if (webhookUrl === undefined) return { stored: await insertTaskWithSession(deps.db, caller, task.claim, task), webhook: undefined };
+  return deps.db.transaction().execute(async (transaction) => {
+    const stored = await insertTaskWithSession(transaction, caller, task.claim, task);
+    return { stored, webhook: await addTaskWebhook(transaction, caller, task.id, webhookUrl) };
   });
 }
 

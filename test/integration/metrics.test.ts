@@ -70,6 +70,7 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   agentgate_metrics_read_failures_total: ['counter', ['read']],
   agentgate_background_errors_total: ['counter', ['source']],
   agentgate_database_retries_total: ['counter', ['reason']],
+  agentgate_webhook_attempts_total: ['counter', ['outcome']],
   agentgate_process_cpu_seconds_total: ['counter', []],
   agentgate_python_sandboxes: ['gauge', ['state']],
   agentgate_python_sandbox_calls_waiting: ['gauge', []],
