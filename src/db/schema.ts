@@ -417,6 +417,22 @@ export interface SwarmTurnsTable {
   answered_by: Json<unknown>;
 }
 
+/** A Responses API request (migration 0029); the task it became holds its status, answer and usage. */
+export interface OpenAiResponsesTable {
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  previous_task_id: string | null;
+  model: string;
+  instructions: string | null;
+  input: Json<unknown[]>;
+  parameters: Json<Record<string, unknown>>;
+  background: Generated<boolean>;
+  stored: Generated<boolean>;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -448,6 +464,7 @@ export interface Database {
   swarm_messages: SwarmMessagesTable;
   swarm_workspace: SwarmWorkspaceTable;
   swarm_turns: SwarmTurnsTable;
+  openai_responses: OpenAiResponsesTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;
