@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { start as startStandIn } from '../fixtures/openai-stand-in.ts';
 import { registerAccount } from '../helpers/accounts.ts';
 import { startGateway, useGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
 
@@ -278,4 +279,64 @@ test('a background response survives kill -9 of the process that started it and 
   for await (const event of await client.responses.retrieve(created.id, { stream: true })) events.push(event);
   assert.equal(deltasOf(events), done.output_text);
   assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+});
+
+test('kill -9 mid-stream: another process takes the response over, and the stream resumed there with starting_after completes it once, gap-free', async (t) => {
+  const env = { MOCK_DELAY_MS: '4000', EXECUTOR_DEAD_AFTER_SECONDS: '4' };
+  const processA = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'responses-a' } });
+  const processB = await startGateway(t, { databaseUrl: processA.databaseUrl, env: { ...env, EXECUTOR_ID: 'responses-b' } });
+  const first: ResponseStreamEvent[] = [];
+  const stream = await clientOf(processA).responses.create({ input: 'outlive the process that started me', background: true, stream: true });
+  for await (const event of stream) {
+    first.push(event);
+    if (first.filter((seen) => seen.type === 'response.output_text.delta').length === 2) break;
+  }
+  const responseId = (first[0] as Extract<ResponseStreamEvent, { type: 'response.created' }>).response.id;
+  const { rows: [{ executor }] } = await processA.sql.query(`select executor_id as executor from dbos.workflow_status where workflow_uuid = $1`, [taskIdOf(responseId)]);
+  assert.equal(executor, 'responses-a', 'the process that was asked runs the response');
+  await processA.kill('SIGKILL');
+
+  const rest: ResponseStreamEvent[] = [];
+  for await (const event of await clientOf(processB).responses.retrieve(responseId, { stream: true, starting_after: first.at(-1)!.sequence_number })) rest.push(event);
+  const all = [...first, ...rest];
+  assert.deepEqual(all.map((event) => event.sequence_number), all.map((_, index) => index), 'no event missing or repeated');
+  const completed = rest.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>;
+  assert.equal(completed.type, 'response.completed');
+  const text = deltasOf(all);
+  assert.match(text, /Mock answer to "outlive the process that started me"/);
+  assert.equal((completed.response.output[0] as { content: Array<{ text: string }> }).content[0].text, text);
+  const { rows: [counts] } = await processB.sql.query(`
+    select (select count(*)::int from task_events where task_id = $1 and type = 'WORKFLOW_COMPLETED') as completions,
+           (select count(*)::int from task_events where task_id = $1 and type = 'LLM_OUTPUT' and agent_id = 'final_output') as final_outputs,
+           (select executor_id from dbos.workflow_status where workflow_uuid = $2) as executor`, [taskIdOf(responseId), taskIdOf(responseId)]);
+  assert.deepEqual(counts, { completions: 1, final_outputs: 1, executor: 'responses-b' });
+});
+
+test('a response whose model call fails is failed, with the reason, whether waited for or streamed', async (t) => {
+  const failing = await startStandIn({ failWithStatus: 500, failMessage: 'the stand-in is down' });
+  t.after(() => failing.close());
+  const gateway = await startGateway(t, { env: { OPENAI_COMPATIBLE_BASE_URL: `${failing.url}/v1` } });
+  const client = clientOf(gateway);
+  const waited = await client.responses.create({ input: 'this will fail' });
+  assert.equal(waited.status, 'failed');
+  assert.equal(waited.error!.code, 'server_error');
+  assert.match(waited.error!.message, /the stand-in is down|model call failed/);
+  assert.deepEqual(waited.output, []);
+  const events: ResponseStreamEvent[] = [];
+  for await (const event of await client.responses.create({ input: 'this fails too', stream: true })) events.push(event);
+  const last = events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.failed' }>;
+  assert.equal(last.type, 'response.failed');
+  assert.equal(last.response.status, 'failed');
+  assert.ok(last.response.error);
+});
+
+test('a retry with the same Idempotency-Key names the same response', async (t) => {
+  const gateway = await startGateway(t);
+  const body = { input: 'only once please', background: true };
+  const first = await gateway.request('POST', '/v1/responses', body, { 'idempotency-key': 'responses-retry-1' });
+  const second = await gateway.request('POST', '/v1/responses', body, { 'idempotency-key': 'responses-retry-1' });
+  assert.equal(first.status, 200, first.text);
+  assert.equal(second.body.id, first.body.id);
+  const { rows } = await gateway.sql.query(`select count(*)::int as count from openai_responses`);
+  assert.equal(rows[0].count, 1);
 });
