@@ -149,6 +149,17 @@ describe('Responses API with the official openai client', () => {
     await assert.rejects(client().responses.retrieve(stored.id), (error: InstanceType<typeof OpenAI.NotFoundError>) => error.status === 404);
   });
 
+  it('the routes are in /openapi.json with their request and response shapes', async () => {
+    const { paths } = (await gateway().request('GET', '/openapi.json')).body;
+    const create = paths['/v1/responses'].post;
+    assert.ok(create.requestBody.content['application/json'].schema.properties.previous_response_id);
+    assert.ok(create.responses['200'].content['application/json'].schema.properties.output);
+    assert.ok(paths['/v1/responses/{responseId}'].get.parameters.some((parameter: { name: string }) => parameter.name === 'starting_after'));
+    assert.ok(paths['/v1/responses/{responseId}'].delete);
+    assert.ok(paths['/v1/responses/{responseId}/cancel'].post);
+    assert.ok(paths['/v1/responses/{responseId}/input_items'].get.parameters.some((parameter: { name: string }) => parameter.name === 'after'));
+  });
+
   it('an unknown or malformed response id is a 404 in the OpenAI envelope', async () => {
     for (const id of ['resp_00000000000000000000000000000000', 'not-a-response-id']) {
       const answer = await gateway().request('GET', `/v1/responses/${id}`);
