@@ -22,6 +22,7 @@ import { validatorCompiler } from './http/validator.ts';
 import { installHttpMetrics } from './observability/http-metrics.ts';
 import type { App } from './http/app-type.ts';
 import { openAiRoutes } from './openai/routes.ts';
+import { openAiResponseRoutes } from './openai/responses/routes.ts';
 import { probeRoutes } from './probes/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { sessionFileRoutes } from './sessions/files-routes.ts';
@@ -115,6 +116,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await webhookRoutes(app, deps);
   await mcpRoutes(app, deps);
   await openAiRoutes(app, deps);
+  await openAiResponseRoutes(app, deps);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;

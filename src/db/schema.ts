@@ -466,6 +466,22 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** A Responses API request (migration 0031); the task it became holds its status, answer and usage. */
+export interface OpenAiResponsesTable {
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  previous_task_id: string | null;
+  model: string;
+  instructions: string | null;
+  input: Json<unknown[]>;
+  parameters: Json<Record<string, unknown>>;
+  background: Generated<boolean>;
+  stored: Generated<boolean>;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
@@ -500,6 +516,7 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  openai_responses: OpenAiResponsesTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

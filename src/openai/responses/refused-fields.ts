@@ -1,0 +1,46 @@
+import { badRequest } from '../../errors.ts';
+import type { ResponseCreateRequest } from './schemas.ts';
+
+type Check = { isNoOp: (value: unknown) => boolean; why: string };
+
+const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
+const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+  && Object.values(value).every((entry) => entry === null || entry === undefined);
+const isPlainText = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+  && Object.entries(value).every(([key, entry]) => entry === null || (key === 'format' && isTextFormat(entry)) || (key === 'verbosity' && entry === 'medium'));
+const isTextFormat = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 1 && (value as { type?: unknown }).type === 'text';
+
+/**
+ * Fields of the API reference that this gateway does not honour (yet). Each is refused by name with 400 when it
+ * asks for something, and accepted when it asks for nothing (the value that changes nothing: an empty tool list,
+ * `tool_choice: "auto"` with no tools, ...), as clients and agent frameworks send those by default.
+ */
+const CHECKS: Record<string, Check> = {
+  temperature: { isNoOp: () => false, why: 'is not forwarded to models yet' },
+  top_p: { isNoOp: () => false, why: 'is not forwarded to models yet' },
+  tools: { isNoOp: isEmptyList, why: 'is not supported yet: function tools are not offered to the model through the Responses API' },
+  tool_choice: { isNoOp: (value) => value === 'none' || value === 'auto', why: 'can only be "none" or "auto": no tools are offered' },
+  text: { isNoOp: isPlainText, why: 'can only ask for plain text ({"format": {"type": "text"}}): structured output is not supported yet' },
+  truncation: { isNoOp: (value) => value === 'disabled', why: 'can only be "disabled": a conversation too long for the model fails rather than losing its start' },
+  include: { isNoOp: isEmptyList, why: 'can only be empty: no extra output data is available' },
+  reasoning: { isNoOp: isEmptyObject, why: 'is not supported: the models behind this gateway take no reasoning settings' },
+  service_tier: { isNoOp: (value) => value === 'auto' || value === 'default', why: 'can only be "auto" or "default"' },
+  prompt: { isNoOp: () => false, why: 'is not supported: there are no stored prompt templates' },
+  conversation: { isNoOp: () => false, why: 'is not supported: continue a conversation with previous_response_id' },
+  top_logprobs: { isNoOp: (value) => value === 0, why: 'is not supported: log probabilities are not available' },
+  prompt_cache_key: { isNoOp: () => false, why: 'is not supported: prompt caching is not controlled through this gateway' },
+  prompt_cache_retention: { isNoOp: () => false, why: 'is not supported: prompt caching is not controlled through this gateway' },
+  prompt_cache_options: { isNoOp: isEmptyObject, why: 'is not supported: prompt caching is not controlled through this gateway' },
+  context_management: { isNoOp: isEmptyList, why: 'is not supported: there is no server-side compaction' },
+  moderation: { isNoOp: () => false, why: 'is not supported: there is no moderation step' },
+};
+
+export function refuseUnsupportedFields(body: ResponseCreateRequest): void {
+  for (const [field, check] of Object.entries(CHECKS)) {
+    const value = (body as Record<string, unknown>)[field];
+    if (value === undefined || value === null || check.isNoOp(value)) continue;
+    throw badRequest(`${field} ${check.why}`);
+  }
+  if (body.stream_options?.include_obfuscation === true) throw badRequest('stream_options.include_obfuscation is not supported: stream events carry no obfuscation padding');
+  if (body.background === true && body.store === false) throw badRequest('background requires store: a background response must be stored to be read back');
+}

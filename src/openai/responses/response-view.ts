@@ -1,0 +1,92 @@
+import type { TaskStatus } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import { isTerminal } from '../../task-state/statuses.ts';
+import { taskUsage } from '../completion.ts';
+import { readResponseTask, type ResponseRecord, type ResponseTaskState } from './queries.ts';
+import { outputMessageIdOf, responseIdOf } from './response-ids.ts';
+import type { ResponseView } from './schemas.ts';
+
+const STATUSES: Record<TaskStatus, ResponseView['status']> = {
+  QUEUED: 'queued', RUNNING: 'in_progress', PAUSED: 'in_progress',
+  COMPLETED: 'completed', FAILED: 'failed', TIMEOUT: 'failed', CANCELLED: 'cancelled',
+};
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** The response as its task stands now: status, answer and usage come from the task. */
+export async function readResponseView(deps: Deps, record: ResponseRecord): Promise<ResponseView> {
+  const task = await readResponseTask(deps, record.taskId);
+  const usage = isTerminal(task.status) ? await taskUsage(deps, record.taskId) : undefined;
+  return buildResponseView(record, task, usage);
+}
+
+export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+
+export function buildResponseView(record: ResponseRecord, task: Pick<ResponseTaskState, 'status' | 'result' | 'error' | 'completedAt'>, usage: Usage | undefined): ResponseView {
+  const status = STATUSES[task.status];
+  return {
+    ...requestEcho(record),
+    status,
+    completed_at: status === 'completed' && task.completedAt ? seconds(task.completedAt) : null,
+    error: status === 'failed' ? { code: 'server_error', message: failureMessage(task) } : null,
+    output: status === 'completed' ? [outputMessage(record.taskId, task.result ?? '', 'completed')] : [],
+    usage: usage ? toResponseUsage(usage) : null,
+  };
+}
+
+/** The response before any work is known (the snapshot `response.created` carries). */
+export function openingView(record: ResponseRecord): ResponseView {
+  return { ...requestEcho(record), status: record.background ? 'queued' : 'in_progress', completed_at: null, error: null, output: [], usage: null };
+}
+
+function requestEcho(record: ResponseRecord) {
+  const { parameters } = record;
+  return {
+    id: responseIdOf(record.taskId),
+    object: 'response' as const,
+    created_at: seconds(record.createdAt),
+    background: record.background,
+    incomplete_details: null,
+    instructions: record.instructions,
+    max_output_tokens: parameters.max_output_tokens,
+    model: record.model,
+    parallel_tool_calls: parameters.parallel_tool_calls,
+    previous_response_id: record.previousTaskId ? responseIdOf(record.previousTaskId) : null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: record.stored,
+    temperature: null,
+    text: { format: { type: 'text' as const } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: null,
+    truncation: 'disabled' as const,
+    user: parameters.user,
+    safety_identifier: parameters.safety_identifier,
+    metadata: parameters.metadata,
+  };
+}
+
+function failureMessage(task: Pick<ResponseTaskState, 'status' | 'error'>): string {
+  if (task.status === 'TIMEOUT') return `the task timed out${task.error ? `: ${task.error}` : ''}`;
+  return task.error ?? 'the task failed';
+}
+
+export function outputMessage(taskId: string, text: string, status: 'in_progress' | 'completed' | 'incomplete') {
+  return {
+    id: outputMessageIdOf(taskId), type: 'message', status, role: 'assistant',
+    content: status === 'in_progress' ? [] : [outputText(text)],
+  };
+}
+
+export const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
+
+function toResponseUsage(usage: Usage) {
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
