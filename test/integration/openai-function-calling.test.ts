@@ -145,6 +145,15 @@ describe('function calling, structured output and roles with the official openai
     assert.match(completion.choices[0].message.content ?? '', /System prompt "Answer like a pirate\."/);
   });
 
+  it('an image as a data URL reaches a vision model (the mock describes what it saw)', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const completion = await client().chat.completions.create({
+      model: 'service-chat',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+    });
+    assert.match(completion.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/);
+  });
+
   it('refuses what it cannot honour, by name', async () => {
     const refusal = async (body: Record<string, unknown>) => {
       const response = await gateway().request('POST', '/v1/chat/completions', { model: 'service-chat', messages: [{ role: 'user', content: 'hi' }], ...body });
