@@ -58,8 +58,8 @@ describe('OpenAI research models over the fixture corpus (mock model)', () => {
     for await (const chunk of stream) chunks.push(chunk);
     const contents = chunks.filter((chunk) => chunk.choices[0]?.delta?.content);
     assert.ok(contents.length > 1, `${contents.length} content deltas`);
-    assert.equal(contents[0].choices[0].delta.role, 'assistant', 'the first content carries the role');
-    assert.ok(contents.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined));
+    assert.deepEqual(chunks[0].choices[0].delta, { role: 'assistant', content: '' }, 'the first chunk carries the role');
+    assert.ok(chunks.slice(1).every((chunk) => chunk.choices[0]?.delta?.role === undefined));
 
     const task = await taskOf(gateway(), response.headers.get('x-workflow-id'));
     const streamed = contents.map((chunk) => chunk.choices[0].delta.content).join('');
