@@ -149,6 +149,16 @@ describe('Responses API with the official openai client', () => {
     await assert.rejects(client().responses.retrieve(stored.id), (error: InstanceType<typeof OpenAI.NotFoundError>) => error.status === 404);
   });
 
+  it('a response whose event log is past its retention still streams: the answer whole, then completed', async () => {
+    const response = await client().responses.create({ input: 'an old answer' });
+    await gateway().sql.query('delete from task_events where task_id = $1', [taskIdOf(response.id)]);
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of await client().responses.retrieve(response.id, { stream: true })) events.push(event);
+    assert.equal(events.at(-1)!.type, 'response.completed');
+    assert.equal(deltasOf(events), response.output_text);
+    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+  });
+
   it('the routes are in /openapi.json with their request and response shapes', async () => {
     const { paths } = (await gateway().request('GET', '/openapi.json')).body;
     const create = paths['/v1/responses'].post;

@@ -3,7 +3,8 @@ import type { Deps } from '../../deps.ts';
 import { followTaskEvents } from '../../events/follow-events.ts';
 import { openSse, type SseStream } from '../../events/sse.ts';
 import type { StreamLease } from '../../streaming/stream-slots.ts';
-import type { ResponseRecord } from './queries.ts';
+import { isTerminal } from '../../task-state/statuses.ts';
+import { readResponseTask, type ResponseRecord } from './queries.ts';
 import { createResponseEventMapper, RESPONSE_SOURCE_EVENTS, type ResponseStreamEvent } from './response-events.ts';
 import { readResponseView } from './response-view.ts';
 import type { ResponseView } from './schemas.ts';
@@ -36,8 +37,10 @@ export async function streamResponse(deps: Deps, request: FastifyRequest, reply:
   try {
     await send(mapper.opening());
     const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
-    let ended = false;
-    for await (const event of followTaskEvents(deps.db, deps.events, options.record.taskId, { afterSeq: 0, types: RESPONSE_SOURCE_EVENTS, signal, logger: deps.logger })) {
+    // A log past its retention (events.retentionDays) has no end to wait for: the response is told from the task alone.
+    let ended = await isPastRetention(deps, options.record.taskId);
+    const events = ended ? [] : followTaskEvents(deps.db, deps.events, options.record.taskId, { afterSeq: 0, types: RESPONSE_SOURCE_EVENTS, signal, logger: deps.logger });
+    for await (const event of events) {
       if (event.type === 'STREAM_END') {
         ended = true;
         break;
@@ -55,6 +58,13 @@ export async function streamResponse(deps: Deps, request: FastifyRequest, reply:
     options.lease.release();
     sse.end();
   }
+}
+
+async function isPastRetention(deps: Deps, taskId: string): Promise<boolean> {
+  const task = await readResponseTask(deps, taskId);
+  if (!isTerminal(task.status)) return false;
+  const end = await deps.db.selectFrom('task_events').select('seq').where('task_id', '=', taskId).where('type', '=', 'STREAM_END').executeTakeFirst();
+  return end === undefined;
 }
 
 async function sendRevoked(sse: SseStream, sequenceNumber: number, message: string): Promise<void> {
