@@ -39,13 +39,18 @@ const searchIntent: Intent = { find: (query) => (QUESTION.test(query.trim()) ? q
 export function chooseToolByContent(offered: LanguageModelV3FunctionTool[], query: string): ChosenTool | undefined {
   for (const intent of intents) {
     const found = intent.find(query);
-    const tool = found === undefined ? undefined : offered.find((candidate) => intent.serves.test(`${candidate.name} ${candidate.description ?? ''}`));
+    const tool = found === undefined ? undefined : servingTool(offered, intent.serves);
     if (tool) return { tool, input: argumentsFor(tool, query) };
   }
   const talkedAbout = toolTalkedAbout(offered, query);
   if (talkedAbout) return { tool: talkedAbout, input: argumentsFor(talkedAbout, query) };
-  const search = searchIntent.find(query) === undefined ? undefined : offered.find((candidate) => searchIntent.serves.test(candidate.name));
+  const search = searchIntent.find(query) === undefined ? undefined : servingTool(offered, searchIntent.serves);
   return search ? { tool: search, input: argumentsFor(search, query) } : undefined;
+}
+
+/** The tool whose name says it serves, else the first whose description does (web_search's mentions fetching a url). */
+function servingTool(offered: LanguageModelV3FunctionTool[], serves: RegExp): LanguageModelV3FunctionTool | undefined {
+  return offered.find((candidate) => serves.test(candidate.name.replace(/_/g, ' '))) ?? offered.find((candidate) => serves.test(candidate.description ?? ''));
 }
 
 /** `tool` called for `query` (a forced choice): the arguments it would get. */

@@ -49,12 +49,12 @@ export function parseMessages(messages: ChatMessage[]): ParsedMessages {
     needsModelTurn ||= converted.needsModelTurn;
     hasImages ||= converted.hasImages;
   }
-  const query = textOf(messages[queryIndex].content, queryIndex);
+  const query = textOf(messages[queryIndex].content);
   if (query.trim() === '' && !hasImages) throw badRequest('the last user message is empty');
   const history = messages.slice(0, queryIndex).flatMap((message, index): ConversationMessage[] =>
-    (index === systemIndex || (message.role !== 'user' && message.role !== 'assistant') ? [] : [{ role: message.role, content: textOf(message.content, index) }]));
+    (index === systemIndex || (message.role !== 'user' && message.role !== 'assistant') ? [] : [{ role: message.role, content: textOf(message.content) }]));
   return {
-    systemPrompt: systemIndex === -1 ? undefined : textOf(messages[systemIndex].content, systemIndex),
+    systemPrompt: systemIndex === -1 ? undefined : textOf(messages[systemIndex].content),
     query, conversation, history, transcript, needsModelTurn, hasImages,
   };
 }
@@ -88,14 +88,14 @@ function toModelMessage(message: ChatMessage, role: string, index: number, toolN
   if (role === 'tool') return toolResult(message, index, toolNames);
   if (role === 'assistant' && message.tool_calls?.length) return assistantToolCalls(message, index, toolNames);
   if (role === 'user' && Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url')) return userWithImages(message.content, index);
-  return plain(textOf(message.content, index));
+  return plain(textOf(message.content));
 }
 
 function toolResult(message: ChatMessage, index: number, toolNames: Map<string, string>): Converted {
   const id = message.tool_call_id!;
   const toolName = toolNames.get(id);
   if (toolName === undefined) throw badRequest(`messages.${index}.tool_call_id ${id} answers no tool call of an earlier assistant message`);
-  const text = textOf(message.content, index);
+  const text = textOf(message.content);
   return {
     message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value: text } }] },
     transcript: { role: 'tool', content: `${id}:${text}` },
@@ -104,7 +104,7 @@ function toolResult(message: ChatMessage, index: number, toolNames: Map<string, 
 }
 
 function assistantToolCalls(message: ChatMessage, index: number, toolNames: Map<string, string>): Converted {
-  const text = message.content === undefined || message.content === null ? '' : textOf(message.content, index);
+  const text = message.content === undefined || message.content === null ? '' : textOf(message.content);
   const calls = message.tool_calls!.map((call) => {
     toolNames.set(call.id, call.function.name);
     return { type: 'tool-call' as const, toolCallId: call.id, toolName: call.function.name, input: parseToolArguments(call.function.arguments) };
@@ -148,7 +148,7 @@ function imagePart(url: string, field: string) {
 }
 
 /** The text of a message's content; a refusal part counts as its text. */
-function textOf(content: ChatMessage['content'], _index: number): string {
+function textOf(content: ChatMessage['content']): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   // Images are refused outside user messages (checkPart); their text is the text parts'.

@@ -1,27 +1,14 @@
-import type { ModelMessage } from 'ai';
 import { badRequest } from '../errors.ts';
-import type { ConversationMessage, ModelCallSettings, ModelToolChoice, ModelToolSpec } from '../llm/stream-model-text.ts';
+import type { ConversationMessage, ModelCallSettings } from '../llm/stream-model-text.ts';
 import { modelCallSettings } from './call-settings.ts';
 import { parseMessages, type TranscriptMessage } from './chat-messages.ts';
 import { chatToolSpecs, modelToolChoice } from './client-tools.ts';
+import { clientTurnContext, type ClientTurn } from './client-turn.ts';
 import { DEFAULT_SERVICE_MODEL, type ServiceModel } from './models.ts';
 import type { ChatCompletionRequest } from './schemas.ts';
-import { structuredOutputOf, type StructuredOutput } from './structured-output.ts';
+import { structuredOutputOf } from './structured-output.ts';
 
 export const MAX_TOKENS_CAP = 16_384;
-
-/**
- * A direct model turn (the `service-chat` model only): the conversation exactly as the client sent it, with only the
- * client's tools (never the gateway's) and its output format. Stored in the task's context, so it is JSON.
- */
-export interface ClientTurn {
-  messages: ModelMessage[];
-  tools?: ModelToolSpec[];
-  toolChoice?: ModelToolChoice;
-  output?: StructuredOutput;
-  /** `parallel_tool_calls: false`: at most one call is passed on. */
-  singleToolCall?: boolean;
-}
 
 export interface ChatTask {
   query: string;
@@ -32,7 +19,7 @@ export interface ChatTask {
   transcript: TranscriptMessage[];
   maxTokens: number;
   callSettings: ModelCallSettings;
-  /** Set when the request needs a direct model turn: client tools, tool messages, images, a JSON format. */
+  /** Set when the request needs a direct model turn (service-chat only): client tools, tool messages, images, a JSON format. */
   turn: ClientTurn | undefined;
   hasImages: boolean;
 }
@@ -95,9 +82,6 @@ export function chatTaskContext(chat: ChatTask, model: ServiceModel): { context:
       ...(model.mode === 'research' ? { force_research: true, research_strategy: model.researchStrategy } : {}),
       ...(model.mode === 'ads_research' ? { role: 'ads_research' } : {}),
     },
-    serverContext: {
-      conversation_history: chat.history, openai_model: model.id, openai_call_settings: chat.callSettings,
-      ...(chat.turn ? { openai_turn: chat.turn } : {}),
-    },
+    serverContext: { conversation_history: chat.history, openai_model: model.id, ...clientTurnContext(chat.turn, chat.callSettings) },
   };
 }

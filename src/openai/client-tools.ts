@@ -52,18 +52,24 @@ export function functionToolSpecs(functions: FunctionDefinition[], field = 'tool
 /** Chat-completions `tools` as specs. */
 export const chatToolSpecs = (tools: ChatTool[]): ModelToolSpec[] => functionToolSpecs(tools.map((tool) => tool.function));
 
+/** A tool choice in either layer's shape: chat completions name the function in `function.name`, Responses in `name`. */
+export type ToolChoiceInput = 'none' | 'auto' | 'required' | { name: string };
+
 /**
  * `tool_choice` as the AI SDK takes it. Default `auto` with tools (OpenAI's default). A named function must be one
  * of the tools; any choice without tools is a 400, as OpenAI answers it.
  */
-export function modelToolChoice(choice: ChatToolChoice | undefined, tools: ModelToolSpec[], field = 'tool_choice'): ModelToolChoice {
+export function toolChoiceOf(choice: ToolChoiceInput | undefined, tools: ModelToolSpec[], field = 'tool_choice'): ModelToolChoice {
   if (tools.length === 0 && choice !== undefined) throw badRequest(`${field} requires tools`);
   if (choice === undefined) return 'auto';
   if (typeof choice === 'string') return choice;
-  const name = choice.function.name;
-  if (!tools.some((tool) => tool.name === name)) throw badRequest(`invalid ${field}: ${name} is not one of the tools`);
-  return { type: 'tool', toolName: name };
+  if (!tools.some((tool) => tool.name === choice.name)) throw badRequest(`invalid ${field}: ${choice.name} is not one of the tools`);
+  return { type: 'tool', toolName: choice.name };
 }
+
+/** The chat-completions `tool_choice`. */
+export const modelToolChoice = (choice: ChatToolChoice | undefined, tools: ModelToolSpec[]): ModelToolChoice =>
+  toolChoiceOf(typeof choice === 'object' ? { name: choice.function.name } : choice, tools);
 
 /** The model's calls as OpenAI returns them; `single` keeps only the first (`parallel_tool_calls: false`). */
 export function toOpenAiToolCalls(calls: RequestedToolCall[], single = false): OpenAiToolCall[] {

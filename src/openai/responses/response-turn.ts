@@ -1,7 +1,7 @@
 import { badRequest } from '../../errors.ts';
 import type { ModelToolSpec } from '../../llm/stream-model-text.ts';
-import type { ClientTurn } from '../chat-task.ts';
-import { functionToolSpecs, modelToolChoice, type ChatToolChoice, type FunctionDefinition } from '../client-tools.ts';
+import { functionToolSpecs, toolChoiceOf, type FunctionDefinition } from '../client-tools.ts';
+import type { ClientTurn } from '../client-turn.ts';
 import { compileClientSchema } from '../json-schemas.ts';
 import { DEFAULT_SERVICE_MODEL, type ServiceModel } from '../models.ts';
 import type { StructuredOutput } from '../structured-output.ts';
@@ -17,7 +17,7 @@ const FUNCTION_TOOL_KEYS = new Set(['type', 'name', 'description', 'parameters',
  */
 export function responseTurnOf(body: ResponseCreateRequest, conversation: ResponseConversation, model: ServiceModel): ClientTurn | undefined {
   const tools = functionToolSpecs((body.tools ?? []).map(toFunctionDefinition), 'tools');
-  const toolChoice = toolChoiceOf(body.tool_choice, tools);
+  const toolChoice = responseToolChoice(body.tool_choice, tools);
   const output = structuredOutputOf(body.text?.format);
   if (tools.length === 0 && !output && !conversation.hasFunctionItems) return undefined;
   if (model.mode !== 'simple') {
@@ -47,12 +47,11 @@ function toFunctionDefinition(tool: Record<string, unknown>, index: number): Fun
 }
 
 /** `"auto"` and `"none"` without tools ask for nothing (clients send them by default); a named function must be a tool. */
-function toolChoiceOf(choice: ResponseCreateRequest['tool_choice'], tools: ModelToolSpec[]) {
-  if (choice === undefined || choice === null || (tools.length === 0 && (choice === 'auto' || choice === 'none'))) return modelToolChoice(undefined, tools);
-  if (typeof choice === 'string') return modelToolChoice(choice, tools);
+function responseToolChoice(choice: ResponseCreateRequest['tool_choice'], tools: ModelToolSpec[]) {
+  if (choice === undefined || choice === null || (tools.length === 0 && (choice === 'auto' || choice === 'none'))) return toolChoiceOf(undefined, tools);
+  if (typeof choice === 'string') return toolChoiceOf(choice, tools);
   if (choice.type !== 'function' || typeof choice.name !== 'string') throw badRequest(`tool_choice.type: ${String(choice.type)} is not supported (a function, or "none", "auto", "required")`);
-  const named: ChatToolChoice = { type: 'function', function: { name: choice.name } };
-  return modelToolChoice(named, tools);
+  return toolChoiceOf({ name: choice.name }, tools);
 }
 
 /** `text.format` as the chat layer's structured output; a schema that does not compile is a 400 naming it. */

@@ -1,5 +1,5 @@
 import type { ConversationMessage, ModelCallSettings } from '../../llm/stream-model-text.ts';
-import type { ClientTurn } from '../../openai/chat-task.ts';
+import type { ClientTurn } from '../../openai/client-turn.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
 import { DEFAULT_ROLE } from '../agent-calls/role-presets.ts';
 import { readHistorySettings, type HistorySettings } from '../memory/history-settings.ts';
