@@ -5,7 +5,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
-import { sampleFromJsonSchema } from './json-schema-sample.ts';
+import { callFor, chooseToolByContent, type ChosenTool } from './mock-tool-choice.ts';
 import { researchAgentToolCalls } from './mock-research.ts';
 
 export interface MockToolCall {
@@ -22,17 +22,32 @@ const RESULT_NOTE_CHARS = 200;
  * The tool calls the mock model makes on this turn; none means it answers with text. Scripted
  * (`providerOptions.mock.toolCalls`): turn k (k = assistant tool-call turns already in the prompt) makes the
  * k-th entry, offered or not, so tests can script refusals too; an entry that is an array makes several calls
- * at once. Unscripted: a research agent searches then reads (mock-research.ts); otherwise, when the last user
- * message names an offered tool, it is called once. A call that
- * asks for text only (`toolChoice: none`) never gets a tool call.
+ * at once. Unscripted: a research agent searches then reads (mock-research.ts); otherwise, on the first turn, the
+ * offered tool the last user message names, else the one a model would choose from what it says
+ * (mock-tool-choice.ts); after tool results it answers with text. `toolChoice` is obeyed: `none` never calls,
+ * `required` always calls (the best fit, else the first tool), a named tool is the one called.
  */
 export function chooseMockToolCalls(options: LanguageModelV3CallOptions): MockToolCall[] {
-  if (options.toolChoice?.type === 'none') return [];
+  const choice = options.toolChoice;
+  if (choice?.type === 'none') return [];
   const turn = toolCallTurns(options.prompt);
   const script = options.providerOptions?.mock?.toolCalls;
   if (Array.isArray(script)) return scriptedCalls(script[turn], turn);
-  return researchAgentToolCalls(options) ?? (turn === 0 ? namedToolCall(options) : []);
+  const research = researchAgentToolCalls(options);
+  if (research) return research;
+  const offered = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
+  const query = lastUserText(options.prompt);
+  if (choice?.type === 'tool') {
+    const forced = offered.find((tool) => tool.name === choice.toolName);
+    return forced ? [asCall(namedToolCall(offered, query, forced) ?? callFor(forced, query), turn)] : [];
+  }
+  if (turn > 0 && choice?.type !== 'required') return [];
+  const chosen = namedToolCall(offered, query) ?? chooseToolByContent(offered, query)
+    ?? (choice?.type === 'required' && offered.length > 0 ? callFor(offered[0], query) : undefined);
+  return chosen ? [asCall(chosen, turn)] : [];
 }
+
+const asCall = ({ tool, input }: ChosenTool, turn: number): MockToolCall => ({ toolCallId: callId(turn, 0), toolName: tool.name, input });
 
 function toolCallTurns(prompt: LanguageModelV3Prompt): number {
   return prompt.filter((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'tool-call')).length;
@@ -49,18 +64,19 @@ function scriptedCalls(entry: unknown, turn: number): MockToolCall[] {
 
 const callId = (turn: number, index: number) => `mock-call-${turn + 1}-${index + 1}`;
 
-/** The first offered tool the last user message names, with the JSON object that follows its name, or sampled arguments. */
-function namedToolCall(options: LanguageModelV3CallOptions): MockToolCall[] {
-  const offered = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
-  const query = lastUserText(options.prompt);
-  const named = offered
+/**
+ * The first offered tool (or `only` that one) the last user message names, with the JSON object that follows its
+ * name, or arguments from the request.
+ */
+function namedToolCall(offered: LanguageModelV3FunctionTool[], query: string, only?: LanguageModelV3FunctionTool): ChosenTool | undefined {
+  const named = (only ? [only] : offered)
     .map((tool) => ({ tool, at: wholeWordIndex(query, tool.name) }))
     .filter(({ at }) => at >= 0)
     .sort((left, right) => left.at - right.at)[0];
-  if (!named) return [];
+  if (!named) return undefined;
   const written = jsonObjectAfter(query, named.at + named.tool.name.length);
-  const input = written?.tool_parameters ?? written ?? sampleFromJsonSchema(named.tool.inputSchema);
-  return [{ toolCallId: callId(0, 0), toolName: named.tool.name, input }];
+  if (written === undefined) return callFor(named.tool, query);
+  return { tool: named.tool, input: (written.tool_parameters ?? written) as Record<string, unknown> };
 }
 
 function wholeWordIndex(text: string, word: string): number {

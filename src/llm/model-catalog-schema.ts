@@ -25,6 +25,7 @@ const ModelEntry = Type.Object({
   priority: Type.Integer({ minimum: 1 }),
   context_window: TokenCount,
   max_output_tokens: TokenCount,
+  vision: Type.Optional(Type.Boolean()),
   pricing: Type.Object({
     input_per_million: Price,
     output_per_million: Price,

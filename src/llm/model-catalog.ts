@@ -25,6 +25,8 @@ export type CatalogModel = {
   readonly priority: number;
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
+  /** Takes images in user messages. */
+  readonly vision: boolean;
   readonly pricing: ModelPricing;
 };
 
@@ -76,6 +78,7 @@ function toCatalog(file: ModelCatalogFile): ModelCatalog {
     priority: entry.priority,
     contextWindow: entry.context_window,
     maxOutputTokens: entry.max_output_tokens,
+    vision: entry.vision === true,
     pricing: Object.freeze({
       inputPerMillion: entry.pricing.input_per_million,
       outputPerMillion: entry.pricing.output_per_million,

@@ -32,8 +32,9 @@ export function createModelFactory(
     case 'google':
       return createGoogleGenerativeAI({ apiKey, baseURL });
     case 'openai-compatible':
-      // Without includeUsage, OpenAI-style servers report no token counts when streaming.
-      return createOpenAICompatible({ name: provider.name, baseURL: baseURL ?? '', apiKey, includeUsage: true });
+      // Without includeUsage, OpenAI-style servers report no token counts when streaming. vLLM, LM Studio and
+      // Ollama take a json_schema response_format: a structured call sends its schema, not only "some JSON".
+      return createOpenAICompatible({ name: provider.name, baseURL: baseURL ?? '', apiKey, includeUsage: true, supportsStructuredOutputs: true });
     case 'mock':
       return (modelId) => createMockModel(modelId, mock);
   }

@@ -16,16 +16,35 @@ export type ModelToolSpec = { name: string; description: string; parameters: JSO
 /** A call the model asked for. `input` is as the model sent it: checking it is the caller's job. */
 export type RequestedToolCall = { toolCallId: string; toolName: string; input: unknown };
 
+/** How the model may use the tools offered: the AI SDK's choices (a named tool is `{type: 'tool', toolName}`). */
+export type ModelToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
+
+/** A JSON answer (structured output); without a schema, any JSON object (OpenAI's `json_object`). */
+export type JsonAnswerFormat = { schema?: JSONSchema7; name?: string; description?: string };
+
+/** Sampling settings a client may set for its calls (the OpenAI layer's), forwarded to providers that take them. */
+export type ModelCallSettings = {
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  seed?: number;
+};
+
 export type StreamModelTextRequest = {
   /** Ask for a JSON answer of this schema (structured output); the text streamed is that JSON. */
   responseSchema?: JSONSchema7;
+  /** The same with a name and description, or without a schema; `responseSchema` wins when both are set. */
+  jsonAnswer?: JsonAnswerFormat;
+  callSettings?: ModelCallSettings;
   selection: ModelSelection;
   system?: string;
   /** Plain turns, or AI SDK messages with tool calls and tool results. */
   messages: ModelMessage[];
   tools?: ModelToolSpec[];
   /** `none` keeps the tools declared (their calls are in the history) but asks for text only. */
-  toolChoice?: 'auto' | 'none';
+  toolChoice?: ModelToolChoice;
   maxOutputTokens?: number;
   abortSignal?: AbortSignal;
   /** Only the mock provider reads these: how long its whole answer takes to stream, and extra words. */
@@ -114,7 +133,8 @@ async function streamCandidate(
       ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
     tools: request.tools && toSdkTools(request.tools),
     toolChoice: request.toolChoice,
-    output: request.responseSchema && jsonAnswer(request.responseSchema),
+    output: jsonAnswerOf(request),
+    ...request.callSettings,
     abortSignal: request.abortSignal,
     // One quick retry for a transient failure; beyond that, falling back to the next candidate
     // beats the SDK's default of two retries with 2 s and 4 s back-off.
@@ -176,10 +196,12 @@ function modelCallTelemetry(request: StreamModelTextRequest) {
  * and building an error whenever it cannot), which costs time quadratic in the answer's length: a long structured
  * answer (a research phase's claims or verdicts) spent more CPU there than in everything else the call does.
  */
-function jsonAnswer(schema: JSONSchema7): OutputInterface<string, string, never> {
+function jsonAnswerOf(request: StreamModelTextRequest): OutputInterface<string, string, never> | undefined {
+  const format = request.responseSchema ? { schema: request.responseSchema } : request.jsonAnswer;
+  if (format === undefined) return undefined;
   return {
     name: 'object',
-    responseFormat: Promise.resolve({ type: 'json', schema }),
+    responseFormat: Promise.resolve({ type: 'json', ...format }),
     parseCompleteOutput: async ({ text }) => text,
     parsePartialOutput: async ({ text }) => ({ partial: text }),
     createElementStreamTransform: () => undefined,
@@ -187,6 +209,6 @@ function jsonAnswer(schema: JSONSchema7): OutputInterface<string, string, never>
 }
 
 /** Declared without `execute`, so the SDK reports the calls and runs none itself. */
-function toSdkTools(specs: ModelToolSpec[]): ToolSet {
+export function toSdkTools(specs: ModelToolSpec[]): ToolSet {
   return Object.fromEntries(specs.map((spec) => [spec.name, tool({ description: spec.description, inputSchema: jsonSchema(spec.parameters) })]));
 }

@@ -4,7 +4,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
-import type { ConversationMessage } from '../llm/stream-model-text.ts';
+import type { TranscriptMessage } from './chat-messages.ts';
 import { SESSION_ID_PATTERN } from '../id-formats.ts';
 import type { ChatTask } from './chat-task.ts';
 
@@ -14,7 +14,7 @@ export interface ChatSession {
   /** Whether the client must be told the session the task landed in (spec 4.11: new sessions and collisions). */
   shouldAnnounce(sessionUuid: string): boolean;
   /** Records the answer the client was given, so that its next turn finds the session. Never throws. */
-  rememberAnswer(sessionUuid: string, answer: string): Promise<void>;
+  rememberAnswer(sessionUuid: string, answer: TranscriptMessage): Promise<void>;
 }
 
 /**
@@ -29,22 +29,33 @@ export async function resolveChatSession(deps: Deps, caller: Caller, header: str
     const existed = await hasLiveSession(deps, caller, header);
     return { sessionId: header, shouldAnnounce: () => !existed, rememberAnswer: async () => {} };
   }
-  const continued = chat.history.length === 0
-    ? undefined : await findTranscriptSession(deps, caller, transcriptKey(user, chat.systemPrompt, chat.history));
+  const key = continuationKey(user, chat);
+  const continued = key === undefined ? undefined : await findTranscriptSession(deps, caller, key);
   return {
     sessionId: continued,
     shouldAnnounce: (sessionUuid) => sessionUuid !== continued,
-    rememberAnswer: (sessionUuid, answer) => rememberTranscript(deps, caller, sessionUuid, transcriptKey(user, chat.systemPrompt, answeredTranscript(chat, answer))),
+    rememberAnswer: (sessionUuid, answer) => rememberTranscript(deps, caller, sessionUuid, answerKey(user, chat, answer)),
   };
 }
 
-/** What the client sends back as the earlier messages of its next turn. */
-export function answeredTranscript(chat: ChatTask, answer: string): ConversationMessage[] {
-  return [...chat.history, { role: 'user', content: chat.query }, { role: 'assistant', content: answer }];
+/** The conversation up to its last answer: what an earlier request was answered with, when it continues one. */
+function earlierTurns(transcript: TranscriptMessage[]): TranscriptMessage[] {
+  return transcript.slice(0, transcript.findLastIndex((message) => message.role === 'assistant') + 1);
+}
+
+/** The key of the conversation a request continues: its messages up to the last answer; undefined for an opening. */
+export function continuationKey(user: string | undefined, chat: ChatTask): string | undefined {
+  const earlier = earlierTurns(chat.transcript);
+  return earlier.length === 0 ? undefined : transcriptKey(user, chat.systemPrompt, earlier);
+}
+
+/** The key the client's next turn will look up: this request's messages and the answer it was given. */
+export function answerKey(user: string | undefined, chat: ChatTask, answer: TranscriptMessage): string {
+  return transcriptKey(user, chat.systemPrompt, [...chat.transcript, answer]);
 }
 
 /** Whitespace around a message is not part of it: clients trim what they send back. */
-export function transcriptKey(user: string | undefined, systemPrompt: string | undefined, messages: ConversationMessage[]): string {
+function transcriptKey(user: string | undefined, systemPrompt: string | undefined, messages: TranscriptMessage[]): string {
   const transcript = [user ?? '', systemPrompt?.trim() ?? '', messages.map((message) => [message.role, message.content.trim()])];
   return createHash('sha256').update(JSON.stringify(transcript)).digest('hex');
 }

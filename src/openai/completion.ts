@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { usageTotals } from '../llm/usage-totals.ts';
+import { assistantTranscript, type TranscriptMessage } from './chat-messages.ts';
+import type { OpenAiToolCall } from './client-tools.ts';
 
 export interface TaskUsage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
 
@@ -16,21 +18,44 @@ export async function taskUsage(deps: Deps, taskId: string): Promise<TaskUsage> 
   return rows[0];
 }
 
+/** A finished task's answer: its text, or the client tools the model called (then the text is usually empty). */
+export interface TaskAnswer {
+  text: string;
+  toolCalls: OpenAiToolCall[];
+}
+
+export const finishReasonOf = (answer: TaskAnswer) => (answer.toolCalls.length > 0 ? 'tool_calls' : 'stop');
+
+/** The answer as the client will send it back in its next turn (chat-session.ts). */
+export const answerTranscript = (answer: TaskAnswer): TranscriptMessage => assistantTranscript(answer.text, answer.toolCalls);
+
+export function taskAnswerOf(task: { result: string | null; metadata: unknown }): TaskAnswer {
+  const toolCalls = (task.metadata as { tool_calls?: OpenAiToolCall[] } | null)?.tool_calls;
+  return { text: task.result ?? '', toolCalls: Array.isArray(toolCalls) ? toolCalls : [] };
+}
+
 /** The finished task as the answer of a non-streaming completion; a failed task is a server error. */
 export async function finishedCompletion(deps: Deps, taskId: string, model: string) {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'result', 'error']).where('id', '=', taskId).executeTakeFirstOrThrow();
+  const task = await deps.db.selectFrom('tasks').select(['status', 'result', 'error', 'metadata']).where('id', '=', taskId).executeTakeFirstOrThrow();
   if (task.status !== 'COMPLETED') {
     const reason = task.status === 'QUEUED' || task.status === 'RUNNING' || task.status === 'PAUSED'
       ? `the task did not finish within the time limit (task ${taskId})`
       : `the task ended ${task.status.toLowerCase()}: ${task.error ?? 'no answer'} (task ${taskId})`;
     throw new AppError(500, reason);
   }
+  const answer = taskAnswerOf(task);
+  const message = answer.toolCalls.length > 0
+    ? { role: 'assistant' as const, content: answer.text === '' ? null : answer.text, refusal: null, tool_calls: answer.toolCalls }
+    : { role: 'assistant' as const, content: answer.text, refusal: null };
   return {
-    id: completionId(),
-    object: 'chat.completion' as const,
-    created: unixSeconds(),
-    model,
-    choices: [{ index: 0, message: { role: 'assistant' as const, content: task.result ?? '' }, finish_reason: 'stop' }],
-    usage: await taskUsage(deps, taskId),
+    completion: {
+      id: completionId(),
+      object: 'chat.completion' as const,
+      created: unixSeconds(),
+      model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(answer) }],
+      usage: await taskUsage(deps, taskId),
+    },
+    answer,
   };
 }

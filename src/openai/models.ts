@@ -10,14 +10,21 @@ export interface ServiceModel {
   deploymentFlag?: 'ads';
 }
 
+/** See docs/decisions.md: client tools and the gateway's tools never mix in one request. */
+const GATEWAY_TOOLS_ONLY = '. Uses the gateway\'s own tools; client tools, response_format and images are refused (use service-chat)';
+
 export const SERVICE_MODELS: readonly ServiceModel[] = [
-  { id: 'service-chat', description: 'Direct answers from one agent (simple workflow)', mode: 'simple', defaultMaxTokens: 4096 },
-  { id: 'service-standard', description: 'A planned team of agents working in parallel (DAG workflow)', mode: 'standard', defaultMaxTokens: 4096 },
-  { id: 'service-standard-research', description: 'Research with a standard plan and citations', mode: 'research', researchStrategy: 'standard', defaultMaxTokens: 4096 },
-  { id: 'service-deep-research', description: 'Deep multi-step research with verification', mode: 'research', researchStrategy: 'deep', defaultMaxTokens: 8192 },
-  { id: 'service-quick-research', description: 'Fast research with a short plan', mode: 'research', researchStrategy: 'quick', defaultMaxTokens: 4096 },
-  { id: 'service-complex', description: 'A supervisor coordinating several agents', mode: 'supervisor', defaultMaxTokens: 8192 },
-  { id: 'service-ads-research', description: 'Ad research across platforms', mode: 'ads_research', defaultMaxTokens: 8192, deploymentFlag: 'ads' },
+  {
+    id: 'service-chat', mode: 'simple', defaultMaxTokens: 4096,
+    description: 'Direct answers from one agent (simple workflow). Takes client tools (function calling), response_format and images: '
+      + 'such a request is one direct model turn offered only the client\'s tools, never the gateway\'s',
+  },
+  { id: 'service-standard', description: 'A planned team of agents working in parallel (DAG workflow)' + GATEWAY_TOOLS_ONLY, mode: 'standard', defaultMaxTokens: 4096 },
+  { id: 'service-standard-research', description: 'Research with a standard plan and citations' + GATEWAY_TOOLS_ONLY, mode: 'research', researchStrategy: 'standard', defaultMaxTokens: 4096 },
+  { id: 'service-deep-research', description: 'Deep multi-step research with verification' + GATEWAY_TOOLS_ONLY, mode: 'research', researchStrategy: 'deep', defaultMaxTokens: 8192 },
+  { id: 'service-quick-research', description: 'Fast research with a short plan' + GATEWAY_TOOLS_ONLY, mode: 'research', researchStrategy: 'quick', defaultMaxTokens: 4096 },
+  { id: 'service-complex', description: 'A supervisor coordinating several agents' + GATEWAY_TOOLS_ONLY, mode: 'supervisor', defaultMaxTokens: 8192 },
+  { id: 'service-ads-research', description: 'Ad research across platforms' + GATEWAY_TOOLS_ONLY, mode: 'ads_research', defaultMaxTokens: 8192, deploymentFlag: 'ads' },
 ];
 
 export const DEFAULT_SERVICE_MODEL = 'service-chat';

@@ -9,7 +9,9 @@ import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
 import { SERVED_MODES } from '../workflows/mode-table.ts';
 import { resolveChatSession } from './chat-session.ts';
 import { chatTaskContext, toChatTask } from './chat-task.ts';
-import { finishedCompletion } from './completion.ts';
+import { answerTranscript, finishedCompletion, type TaskAnswer } from './completion.ts';
+import { refuseUnsupportedFields } from './unsupported-fields.ts';
+import { requireVision } from './vision.ts';
 import { installOpenAiErrorHandler } from './errors.ts';
 import { availableModels, DEFAULT_SERVICE_MODEL, MODELS_CREATED, type ServiceModel } from './models.ts';
 import { checkChatLimits } from './rate-limit.ts';
@@ -48,10 +50,12 @@ export async function openAiRoutes(app: App, deps: Deps) {
     scope.post('/v1/chat/completions', {
       // A stream cannot be replayed from a stored answer; a retry with the same key gets the same task.
       config: { ownRateLimit: true, scope: 'tasks:write', replayAnswer: (request) => (request.body as { stream?: boolean } | undefined)?.stream !== true },
+      preValidation: async (request) => refuseUnsupportedFields(request.body),
       schema: { tags: ['openai'], summary: 'Chat completion, streaming or not, answered by a task', body: ChatCompletionBody, response: { 200: ChatCompletionResponse, ...errors } },
     }, async (request, reply) => {
       const model = findModel(request.body.model ?? DEFAULT_SERVICE_MODEL);
       const chat = toChatTask(request.body, model);
+      if (chat.hasImages) requireVision(deps.models);
       const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
       const header = request.headers['x-session-id'];
       const lease = request.body.stream ? await deps.streamSlots.open(request, reply) : undefined;
@@ -63,7 +67,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       // The task behind the answer, for what a chat completion cannot carry (a research task's citations and verification).
       reply.header('x-workflow-id', submitted.taskId);
       if (session.shouldAnnounce(submitted.session.id)) reply.headers({ 'x-session-id': submitted.session.publicId, 'x-service-session-id': submitted.session.id });
-      const rememberAnswer = (answer: string) => session.rememberAnswer(submitted.session.id, answer);
+      const rememberAnswer = (answer: TaskAnswer) => session.rememberAnswer(submitted.session.id, answerTranscript(answer));
       if (lease) {
         return streamCompletion(deps, request, reply, {
           lease, taskId: submitted.taskId, model: model.id, includeUsage: request.body.stream_options?.include_usage === true,
@@ -74,9 +78,9 @@ export async function openAiRoutes(app: App, deps: Deps) {
       request.raw.socket.setTimeout(0);
       await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
       if (deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
-      const completion = await finishedCompletion(deps, submitted.taskId, model.id);
+      const { completion, answer } = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
-      await rememberAnswer(completion.choices[0].message.content);
+      await rememberAnswer(answer);
       return completion;
     });
   });

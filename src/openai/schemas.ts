@@ -1,28 +1,75 @@
 import { Type, type Static } from 'typebox';
+import { ChatTool, ChatToolChoice } from './client-tools.ts';
+import { ResponseFormat } from './structured-output.ts';
 
-const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+/**
+ * A content part. `type` is checked here and the part's fields in chat-messages.ts, so that a part this layer does
+ * not take (audio, files) is refused by name rather than as a failed union.
+ */
+const ContentPart = Type.Object({
+  type: Type.Enum(['text', 'image_url', 'input_audio', 'file', 'refusal']),
+  text: Type.Optional(Type.String()),
+  image_url: Type.Optional(Type.Object({ url: Type.String({ minLength: 1 }), detail: Type.Optional(Type.Enum(['auto', 'low', 'high'])) }, { additionalProperties: false })),
+  refusal: Type.Optional(Type.String()),
+  input_audio: Type.Optional(Type.Unknown()),
+  file: Type.Optional(Type.Unknown()),
+}, { additionalProperties: false });
 
+const ToolCall = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 256 }),
+  type: Type.Literal('function'),
+  function: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }), arguments: Type.String() }, { additionalProperties: false }),
+}, { additionalProperties: false });
+
+/** One message; which fields each role takes is checked in chat-messages.ts. `developer` is taken as `system`. */
 export const ChatMessage = Type.Object({
-  role: Type.Enum(['system', 'user', 'assistant']),
-  content: Type.Union([Type.String(), Type.Array(TextPart, { minItems: 1 })]),
+  role: Type.Enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: Type.Optional(Type.Union([Type.String(), Type.Null(), Type.Array(ContentPart, { minItems: 1 })])),
   name: Type.Optional(Type.String({ maxLength: 256 })),
-});
+  tool_calls: Type.Optional(Type.Array(ToolCall, { maxItems: 128 })),
+  tool_call_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  refusal: Type.Optional(Type.Null()),
+}, { additionalProperties: false });
+export type ChatMessage = Static<typeof ChatMessage>;
 
+/**
+ * The request (spec 4.11, and the current OpenAI reference): every field is honoured or refused by name. Fields
+ * that are harmless at their "off" value (logprobs false, store false, an empty logit_bias, text-only modalities,
+ * the default service tier) are declared so that value passes; any other value is refused in chat-task.ts. Fields
+ * not declared at all (audio, prediction, functions, …) are refused as unknown fields, by name.
+ */
 export const ChatCompletionBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   messages: Type.Array(ChatMessage, { minItems: 1, maxItems: 1000 }),
-  stream: Type.Optional(Type.Boolean()),
-  max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  n: Type.Optional(Type.Integer()),
-  stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })])),
-  presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-  frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+  stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  n: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
+  presence_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+  frequency_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+  seed: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   user: Type.Optional(Type.String({ maxLength: 256 })),
-  stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) })),
-});
+  stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()])),
+  tools: Type.Optional(Type.Array(ChatTool)),
+  tool_choice: Type.Optional(ChatToolChoice),
+  parallel_tool_calls: Type.Optional(Type.Boolean()),
+  response_format: Type.Optional(ResponseFormat),
+  logprobs: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  top_logprobs: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  logit_bias: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()])),
+  store: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  modalities: Type.Optional(Type.Union([Type.Array(Type.Enum(['text', 'audio'])), Type.Null()])),
+  service_tier: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+}, { additionalProperties: false });
 export type ChatCompletionRequest = Static<typeof ChatCompletionBody>;
+
+const ResponseToolCall = Type.Object({
+  id: Type.String(), type: Type.Literal('function'), function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+});
 
 export const ChatCompletionResponse = Type.Object({
   id: Type.String(),
@@ -31,7 +78,13 @@ export const ChatCompletionResponse = Type.Object({
   model: Type.String(),
   choices: Type.Array(Type.Object({
     index: Type.Integer(),
-    message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+    message: Type.Object({
+      role: Type.Literal('assistant'),
+      content: Type.Union([Type.String(), Type.Null()]),
+      refusal: Type.Null(),
+      tool_calls: Type.Optional(Type.Array(ResponseToolCall)),
+    }),
+    logprobs: Type.Null(),
     finish_reason: Type.String(),
   })),
   usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),

@@ -4,7 +4,8 @@ import type { TaskEvent } from '../events/append-event.ts';
 import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse, type SseStream } from '../events/sse.ts';
 import type { StreamLease } from '../streaming/stream-slots.ts';
-import { completionId, taskUsage, unixSeconds, type TaskUsage } from './completion.ts';
+import type { OpenAiToolCall } from './client-tools.ts';
+import { completionId, finishReasonOf, taskAnswerOf, taskUsage, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
 
 const KEEPALIVE_MS = 30_000;
 
@@ -20,15 +21,15 @@ const SERVICE_EVENT_TYPES = new Set([
 interface StreamOptions {
   lease: StreamLease; taskId: string; model: string; includeUsage: boolean;
   onUsage: (usage: TaskUsage) => Promise<void>;
-  /** Called with the answer once its text has been sent, before the chunk that ends it. */
-  onAnswer?: (answer: string) => Promise<void>;
+  /** Called with the answer once its text (or tool calls) has been sent, before the chunk that ends it. */
+  onAnswer?: (answer: TaskAnswer) => Promise<void>;
 }
 
 /**
- * Streams a task as `chat.completion.chunk`s: the final answer's real token deltas as the model produces
- * them, the first carrying the role too (spec 4.11), service events alongside on empty-delta chunks, a last
- * chunk with `finish_reason: "stop"` (and usage when asked), then `[DONE]`. The chunks are read from the
- * task's event log like any stream.
+ * Streams a task as `chat.completion.chunk`s: first the role (spec 4.11; with empty content, as OpenAI sends it),
+ * then the final answer's real token deltas as the model produces them, service events after the role on
+ * empty-delta chunks, the client tools the model called as `delta.tool_calls`, a last chunk with the finish reason
+ * (and usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream.
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const sse = openSse(request, reply, {
@@ -38,6 +39,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   let streamedAnswer = false;
   const sendContent = async (text: string) => { if (text !== '') await sse.send({ data: chunk.content(text) }); };
   try {
+    await sse.send({ data: chunk.content('') });
     const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
     for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal, logger: deps.logger })) {
       if (isAnswerDelta(event)) {
@@ -62,17 +64,19 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
 }
 
 async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: StreamOptions): Promise<void> {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'error', 'result']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
+  const task = await deps.db.selectFrom('tasks').select(['status', 'error', 'result', 'metadata']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
   const usage = await taskUsage(deps, options.taskId);
   await options.onUsage(usage);
   if (task.status !== 'COMPLETED') {
     await sse.send({ data: JSON.stringify({ error: { message: `the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, type: 'server_error', code: 'internal_error' } }) });
   } else {
-    // An empty answer still tells the client whose message this is.
-    if (!chunk.hasSentRole()) await sse.send({ data: chunk.content('') });
+    const answer = taskAnswerOf(task);
+    for (const [index, call] of answer.toolCalls.entries()) {
+      for (const delta of toolCallDeltas(call, index)) await sse.send({ data: chunk.other({ tool_calls: [delta] }) });
+    }
     // Before the client can know the answer is whole, so its next turn always finds it.
-    await options.onAnswer?.(task.result ?? '');
-    await sse.send({ data: chunk.other({}, 'stop', options.includeUsage ? { usage } : {}) });
+    await options.onAnswer?.(answer);
+    await sse.send({ data: chunk.other({}, finishReasonOf(answer), options.includeUsage ? { usage } : {}) });
   }
   await sse.send({ data: '[DONE]' });
 }
@@ -94,7 +98,21 @@ function createChunker(model: string) {
     sentRole = true;
     return other(delta);
   };
-  return { content, other, hasSentRole: () => sentRole };
+  return { content, other };
+}
+
+const ARGUMENT_PIECE_CHARS = 16;
+
+/**
+ * One call as OpenAI streams it: its index, id, type and name first with empty arguments, then the arguments in
+ * pieces, each delta carrying only the index and the piece.
+ */
+function toolCallDeltas(call: OpenAiToolCall, index: number): Record<string, unknown>[] {
+  const pieces = call.function.arguments.match(new RegExp(`[\\s\\S]{1,${ARGUMENT_PIECE_CHARS}}`, 'g')) ?? [];
+  return [
+    { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+    ...pieces.map((piece) => ({ index, function: { arguments: piece } })),
+  ];
 }
 
 /** Token deltas of the agent whose output is the task's answer (workflows mark them `final_answer`). */

@@ -5,8 +5,8 @@ import type { ScheduleRunBody, ScheduleViewBody } from './schemas.ts';
 
 const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 
-/** A list item (spec 4.7). */
-export function scheduleSummary(row: ScheduleRow) {
+/** What identifies a schedule and its state. */
+function scheduleSummary(row: ScheduleRow) {
   return {
     id: row.id,
     schedule_id: row.id,

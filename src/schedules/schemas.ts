@@ -97,7 +97,7 @@ export const ListSchedulesQuery = Type.Object({
 });
 
 export const ListSchedulesResponse = Type.Object({
-  schedules: Type.Array(ScheduleSummary),
+  schedules: Type.Array(ScheduleView, { description: 'each the whole schedule record (spec 2.10)' }),
   total: Type.Integer(),
   total_count: Type.Integer({ description: 'the same as total (the reference SDK reads total_count)' }),
   page: Type.Integer(),

@@ -43,7 +43,7 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   if (outcome.kind === 'declined') return runStepByStep(deps, taskId);
   if (outcome.kind !== 'held') return;
   const { task, answer } = outcome;
-  if (await runToEnd(deps, task, async () => simpleOutcome(answer)) === 'completed') deps.titles.nudge();
+  if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge();
 }
 
 async function runStepByStep(deps: Deps, taskId: string): Promise<void> {

@@ -31,6 +31,8 @@ function providerRequestFor(standIn: StandIn, query: string) {
   return request.body as { messages: Array<{ role: string; content: string }>; max_tokens?: number; max_completion_tokens?: number };
 }
 
+const lookupTool = { type: 'function' as const, name: 'lookup', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } } }, strict: false };
+
 const FIELDS = {
   input: { honoured: async ({ client, standIn }) => {
     const query = unique('the input');
@@ -93,11 +95,40 @@ const FIELDS = {
     assert.equal(response.background, true);
     assert.notEqual(response.status, 'failed');
   } },
-  temperature: { refused: 0.2 },
-  top_p: { refused: 0.9 },
-  tools: { refused: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: false }], noOp: [] },
-  tool_choice: { refused: 'required', noOp: 'auto' },
-  text: { refused: { format: { type: 'json_object' } }, noOp: { format: { type: 'text' } } },
+  temperature: { honoured: async ({ client, standIn }) => {
+    const query = unique('cool');
+    const response = await client.responses.create({ input: query, temperature: 0.2 });
+    assert.equal(response.temperature, 0.2);
+    assert.equal((providerRequestFor(standIn, query) as { temperature?: number }).temperature, 0.2);
+    const unset = unique('default temperature');
+    await client.responses.create({ input: unset });
+    assert.equal((providerRequestFor(standIn, unset) as { temperature?: number }).temperature, 0.7, 'spec 4.11 default');
+  } },
+  top_p: { honoured: async ({ client, standIn }) => {
+    const query = unique('nucleus');
+    await client.responses.create({ input: query, top_p: 0.5 });
+    assert.equal((providerRequestFor(standIn, query) as { top_p?: number }).top_p, 0.5);
+  } },
+  tools: { honoured: async ({ client, standIn }) => {
+    const query = unique('with a tool');
+    await client.responses.create({ input: query, tools: [lookupTool] });
+    const sent = providerRequestFor(standIn, query) as { tools?: Array<{ function: { name: string } }> };
+    assert.deepEqual(sent.tools?.map((tool) => tool.function.name), ['lookup']);
+  } },
+  tool_choice: { honoured: async ({ client, standIn }) => {
+    const query = unique('forced tool');
+    await client.responses.create({ input: query, tools: [lookupTool], tool_choice: 'required' });
+    assert.equal((providerRequestFor(standIn, query) as { tool_choice?: unknown }).tool_choice, 'required');
+  } },
+  text: { honoured: async ({ client, standIn }) => {
+    const query = unique('as json');
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+    const response = await client.responses.create({ input: query, text: { format: { type: 'json_schema', name: 'answer', schema, strict: true } } });
+    const sent = providerRequestFor(standIn, query) as { response_format?: { type: string; json_schema?: { name: string } } };
+    assert.equal(sent.response_format?.type, 'json_schema');
+    assert.equal(sent.response_format?.json_schema?.name, 'answer');
+    assert.equal(response.status, 'failed', 'the stand-in answers prose: never passed off as JSON');
+  } },
   truncation: { refused: 'auto', noOp: 'disabled' },
   include: { refused: ['reasoning.encrypted_content'], noOp: [] },
   reasoning: { refused: { effort: 'high' }, noOp: {} },

@@ -183,7 +183,6 @@ describe('Responses API with the official openai client', () => {
     { body: {}, names: /input is required/ },
     { body: { input: 'x', colour: 'blue' }, names: /unknown field in body: colour/ },
     { body: { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }, names: /input\[0\]\.content\[0\]\.type: input_image is not supported/ },
-    { body: { input: [{ type: 'function_call_output', call_id: 'c1', output: '42' }] }, names: /input\[0\]\.type: function_call_output items are not supported yet/ },
     { body: { input: [{ type: 'item_reference', id: 'msg_1' }] }, names: /input\[0\]\.type: item_reference items are not supported/ },
     { body: { input: [{ role: 'tool', content: 'x' }] }, names: /input\[0\]\.role must be one of/ },
     { body: { input: [{ role: 'user', content: 'x', name: 'bob' }] }, names: /unknown field in input\[0\]: name/ },

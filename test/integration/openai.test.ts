@@ -28,8 +28,8 @@ describe('OpenAI-compatible layer with the official client', () => {
     const content = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
     assert.equal(content, text);
     const withDelta = chunks.filter((chunk) => Object.keys(chunk.choices[0]?.delta ?? {}).length > 0);
-    assert.equal(withDelta[0].choices[0].delta.role, 'assistant', 'the first chunk with a delta carries the role');
-    assert.ok(withDelta[0].choices[0].delta.content, 'and the first content with it');
+    assert.equal(chunks[0], withDelta[0], 'the first chunk carries a delta');
+    assert.deepEqual(withDelta[0].choices[0].delta, { role: 'assistant', content: '' }, 'the role, with empty content as OpenAI sends it');
     assert.ok(withDelta.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined), 'the role is sent once');
     const last = chunks.at(-1)!;
     assert.equal(last.choices[0].finish_reason, 'stop');
@@ -60,17 +60,16 @@ describe('OpenAI-compatible layer with the official client', () => {
     assert.equal(explicit.response.headers.get('x-session-id'), 'my-chat-1');
   });
 
-  it('the raw stream\'s first chunk with a delta has the role and the first content, and nothing empty comes before it', async () => {
+  it('the raw stream\'s first chunk has the role, and service events come only after it', async () => {
     const answer = await gateway().request('POST', '/v1/chat/completions', { model: 'service-chat', stream: true, messages: [{ role: 'user', content: 'raw stream please' }] });
     assert.equal(answer.status, 200);
     const frames = parseSseText(answer.text).map((message) => message.data);
     assert.equal(frames.at(-1), '[DONE]');
     const chunks = frames.slice(0, -1).map((data) => JSON.parse(data));
-    const firstDelta = chunks.findIndex((chunk) => Object.keys(chunk.choices[0].delta).length > 0);
-    assert.deepEqual(Object.keys(chunks[firstDelta].choices[0].delta).sort(), ['content', 'role']);
-    assert.equal(chunks[firstDelta].choices[0].delta.role, 'assistant');
-    assert.match(chunks[firstDelta].choices[0].delta.content, /\S/);
-    assert.ok(chunks.slice(0, firstDelta).every((chunk) => chunk.service_events), 'only service-event chunks (empty delta) may come before it');
+    assert.deepEqual(chunks[0].choices[0].delta, { role: 'assistant', content: '' });
+    assert.equal(chunks[0].service_events, undefined, 'the role chunk carries no events');
+    assert.ok(chunks.slice(1).some((chunk) => chunk.service_events), 'service events follow it');
+    assert.ok(chunks.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined), 'the role is sent once');
     const text = chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('');
     assert.match(text, /Mock answer to "raw stream please"/);
   });
@@ -159,7 +158,7 @@ describe('OpenAI-compatible layer with the official client', () => {
 
   for (const [name, body, pattern] of [
     ['missing messages', { model: 'service-chat' }, /messages/],
-    ['an unknown role', { messages: [{ role: 'tool', content: 'x' }] }, /role/],
+    ['an unknown role', { messages: [{ role: 'function', content: 'x' }] }, /role/],
     ['n other than 1', { messages: [{ role: 'user', content: 'x' }], n: 2 }, /n must be 1/],
     ['temperature above 2', { messages: [{ role: 'user', content: 'x' }], temperature: 2.5 }, /temperature/],
     ['a penalty below -2', { messages: [{ role: 'user', content: 'x' }], presence_penalty: -3 }, /presence_penalty/],

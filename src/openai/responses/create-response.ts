@@ -7,6 +7,7 @@ import { idempotentResourceId } from '../../http/idempotency.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
 import { submitTask } from '../../tasks/submit-task.ts';
 import { waitForTaskStatus } from '../../tasks/wait-for-task.ts';
+import { modelCallSettings } from '../call-settings.ts';
 import { chatTaskContext, MAX_TOKENS_CAP } from '../chat-task.ts';
 import { DEFAULT_SERVICE_MODEL } from '../models.ts';
 import { checkChatLimits } from '../rate-limit.ts';
@@ -16,6 +17,7 @@ import { refuseUnsupportedFields } from './refused-fields.ts';
 import { responseIdOf } from './response-ids.ts';
 import { readResponseView } from './response-view.ts';
 import type { ResponseCreateRequest, ResponseView } from './schemas.ts';
+import { responseTurnOf } from './response-turn.ts';
 import { findServedModel, taskModeOf } from './served-model.ts';
 import { streamResponse } from './stream-response.ts';
 
@@ -36,14 +38,21 @@ export async function createResponse(deps: Deps, request: FastifyRequest, reply:
   const conversation = toConversation(previous ? await readEarlierTurns(deps, previous.record.taskId) : [], input, body.instructions);
   const chargeTokens = await checkChatLimits(deps, caller, model.id, reply);
   const lease = body.stream ? await deps.streamSlots.open(request, reply) : undefined;
-  const { context, serverContext } = chatTaskContext({ ...conversation, maxTokens: Math.min(body.max_output_tokens ?? model.defaultMaxTokens, MAX_TOKENS_CAP) }, model);
+  const callSettings = modelCallSettings(body);
+  const { context, serverContext } = chatTaskContext({
+    query: conversation.query, systemPrompt: conversation.systemPrompt, history: conversation.history, transcript: [],
+    maxTokens: Math.min(body.max_output_tokens ?? model.defaultMaxTokens, MAX_TOKENS_CAP),
+    callSettings, turn: responseTurnOf(body, conversation, model), hasImages: false,
+  }, model);
   const submitted = await submitTask(deps, caller, {
     query: conversation.query, session_id: previous?.sessionId, mode: taskModeOf(model), context,
   }, { taskId, serverContext, traceContext: request.traceContext });
   const record: ResponseRecord = {
     taskId, previousTaskId: previous?.record.taskId ?? null, model: model.id, instructions: body.instructions ?? null, input,
     parameters: {
-      max_output_tokens: body.max_output_tokens ?? null, metadata: body.metadata ?? {}, user: body.user ?? null,
+      max_output_tokens: body.max_output_tokens ?? null, temperature: callSettings.temperature ?? null, top_p: callSettings.topP ?? null,
+      tools: body.tools ?? [], tool_choice: body.tool_choice ?? 'auto', text_format: body.text?.format ?? { type: 'text' },
+      metadata: body.metadata ?? {}, user: body.user ?? null,
       safety_identifier: body.safety_identifier ?? null, parallel_tool_calls: body.parallel_tool_calls ?? true,
     },
     background: body.background === true, stored: body.store !== false, createdAt: submitted.createdAt,

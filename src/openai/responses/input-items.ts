@@ -1,32 +1,52 @@
+import type { ModelMessage } from 'ai';
 import { badRequest } from '../../errors.ts';
 import type { ConversationMessage } from '../../llm/stream-model-text.ts';
-import { inputItemIdOf } from './response-ids.ts';
+import { parseToolArguments, type OpenAiToolCall } from '../client-tools.ts';
+import { functionCallIdOf, inputItemIdOf } from './response-ids.ts';
 import type { ResponseCreateRequest } from './schemas.ts';
 
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const;
 type Role = typeof ROLES[number];
 const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
-const ITEM_KEYS = new Set(['type', 'role', 'content', 'id', 'status']);
+/** `id` and `status` come along when a client sends an earlier output item back as input. */
+const ITEM_KEYS: Record<string, Set<string>> = {
+  message: new Set(['type', 'role', 'content', 'id', 'status']),
+  function_call: new Set(['type', 'call_id', 'name', 'arguments', 'id', 'status']),
+  function_call_output: new Set(['type', 'call_id', 'output', 'id', 'status']),
+};
 /** `annotations` and `logprobs` come along when a client sends an earlier output back as input. */
 const PART_KEYS = new Set(['type', 'text', 'annotations', 'logprobs']);
 
-/** An input message as stored with its response and listed by /input_items. */
-export interface StoredInputItem {
+export interface MessageItem {
   id: string;
   type: 'message';
   role: Role;
   content: Array<{ type: 'input_text' | 'output_text'; text: string }>;
 }
+export interface FunctionCallItem { id: string; type: 'function_call'; call_id: string; name: string; arguments: string; status: 'completed' }
+export interface FunctionCallOutputItem { id: string; type: 'function_call_output'; call_id: string; output: string; status: 'completed' }
 
-/** The request's `input` as message items: text, or a list of message items with text parts; anything else is refused by its path. */
+/** An input item as stored with its response and listed by /input_items. */
+export type StoredInputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem;
+
+/**
+ * The request's `input` as items: text, or a list of message items with text parts, function calls (an earlier
+ * output sent back) and function call outputs (the client's results); anything else is refused by its path.
+ */
 export function normalizeInput(input: ResponseCreateRequest['input'], taskId: string): StoredInputItem[] {
   if (typeof input === 'string') return [{ id: inputItemIdOf(taskId, 0), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
   return input.map((item, index) => normalizeItem(item as Record<string, unknown>, `input[${index}]`, inputItemIdOf(taskId, index)));
 }
 
 function normalizeItem(item: Record<string, unknown>, path: string, id: string): StoredInputItem {
-  if (item.type !== undefined && item.type !== 'message') throw badRequest(`${path}.type: ${String(item.type)} items are not supported yet (only message items)`);
-  for (const key of Object.keys(item)) if (!ITEM_KEYS.has(key)) throw badRequest(`unknown field in ${path}: ${key}`);
+  const type = item.type ?? 'message';
+  const keys = ITEM_KEYS[String(type)];
+  if (!keys) throw badRequest(`${path}.type: ${String(type)} items are not supported (message, function_call and function_call_output are)`);
+  for (const key of Object.keys(item)) if (!keys.has(key)) throw badRequest(`unknown field in ${path}: ${key}`);
+  if (type === 'function_call') {
+    return { id, type, call_id: stringField(item, 'call_id', path), name: stringField(item, 'name', path), arguments: stringField(item, 'arguments', path), status: 'completed' };
+  }
+  if (type === 'function_call_output') return { id, type, call_id: stringField(item, 'call_id', path), output: stringField(item, 'output', path), status: 'completed' };
   if (!ROLES.includes(item.role as Role)) throw badRequest(`${path}.role must be one of ${ROLES.join(', ')}`);
   const role = item.role as Role;
   const textType = role === 'assistant' ? 'output_text' : 'input_text';
@@ -35,7 +55,12 @@ function normalizeItem(item: Record<string, unknown>, path: string, id: string):
   return { id, type: 'message', role, content: item.content.map((part, index) => normalizePart(part, `${path}.content[${index}]`)) };
 }
 
-function normalizePart(part: unknown, path: string): StoredInputItem['content'][number] {
+function stringField(item: Record<string, unknown>, field: string, path: string): string {
+  if (typeof item[field] !== 'string') throw badRequest(`${path}.${field} must be a string`);
+  return item[field] as string;
+}
+
+function normalizePart(part: unknown, path: string): MessageItem['content'][number] {
   if (typeof part !== 'object' || part === null) throw badRequest(`${path} must be an object`);
   const { type, text } = part as Record<string, unknown>;
   if (typeof type !== 'string' || !TEXT_PART_TYPES.has(type)) throw badRequest(`${path}.type: ${String(type)} is not supported (only input_text and output_text parts)`);
@@ -44,46 +69,88 @@ function normalizePart(part: unknown, path: string): StoredInputItem['content'][
   return { type: type as 'input_text' | 'output_text', text };
 }
 
-export const itemText = (item: StoredInputItem) => item.content.map((part) => part.text).join('');
+export const itemText = (item: MessageItem) => item.content.map((part) => part.text).join('');
+
+/** An answer: its text and the client functions the model called. */
+export interface ResponseAnswer { text: string; toolCalls: OpenAiToolCall[] }
 
 /** An earlier response of the chain: what it was asked and what it answered. */
-export interface EarlierTurn { input: StoredInputItem[]; answer: string | null }
+export interface EarlierTurn { taskId: string; input: StoredInputItem[]; answer: ResponseAnswer | null }
 
 export interface ResponseConversation {
   query: string;
   systemPrompt: string | undefined;
+  /** Plain user and assistant turns before the query, for the workflows that answer with their own context. */
   history: ConversationMessage[];
+  /** The whole conversation as the model gets it in a direct turn (function calls and their outputs included). */
+  messages: ModelMessage[];
+  /** Function calls or their outputs are part of it: only a direct model turn can carry them. */
+  hasFunctionItems: boolean;
+}
+
+/** An answer as the items it adds to the conversation (the output items of its response). */
+export function answerItems(taskId: string, answer: ResponseAnswer): Array<MessageItem | FunctionCallItem> {
+  return [
+    ...(answer.text === '' ? [] : [{ id: '', type: 'message' as const, role: 'assistant' as const, content: [{ type: 'output_text' as const, text: answer.text }] }]),
+    ...answer.toolCalls.map((call, index): FunctionCallItem => ({
+      id: functionCallIdOf(taskId, index), type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed',
+    })),
+  ];
 }
 
 /**
- * What the model is sent: the chain's earlier inputs and answers, then this request's messages, the last of
- * which (a user message) is the query. `instructions` and this request's system and developer messages are
- * the system prompt; earlier responses' instructions do not carry over (as with the OpenAI API).
+ * What the model is sent: the chain's earlier inputs and answers, then this request's items. The query is the
+ * last user message; in a plain turn it must be the last item. `instructions` and this request's system and
+ * developer messages are the system prompt; earlier responses' do not carry over (as with the OpenAI API).
  */
 export function toConversation(earlier: EarlierTurn[], items: StoredInputItem[], instructions: string | null | undefined): ResponseConversation {
-  const system = [instructions ?? '', ...items.filter(isSystemLike).map(itemText)].filter((text) => text.trim() !== '');
-  const messages = items.filter((item) => !isSystemLike(item)).map(toMessage);
-  const last = messages.at(-1);
-  if (!last || last.role !== 'user') throw badRequest('input must end with a user message: it is what the model answers');
-  if (last.content.trim() === '') throw badRequest('input: the last user message is empty');
-  const earlierMessages = earlier.flatMap((turn) => [
-    ...turn.input.filter((item) => !isSystemLike(item)).map(toMessage),
-    ...(turn.answer === null ? [] : [{ role: 'assistant' as const, content: turn.answer }]),
-  ]);
+  const isSystemLike = (item: StoredInputItem) => item.type === 'message' && (item.role === 'system' || item.role === 'developer');
+  const system = [instructions ?? '', ...items.filter(isSystemLike).map((item) => itemText(item as MessageItem))].filter((text) => text.trim() !== '');
+  const entries = [
+    ...earlier.flatMap((turn) => [...turn.input, ...(turn.answer ? answerItems(turn.taskId, turn.answer) : [])]),
+    ...items,
+  ].filter((item) => !isSystemLike(item));
+  const hasFunctionItems = entries.some((item) => item.type !== 'message');
+  const queryIndex = entries.findLastIndex((item) => item.type === 'message' && item.role === 'user');
+  if (queryIndex === -1) throw badRequest('input must include a user message: it is what the model answers');
+  if (!hasFunctionItems && queryIndex !== entries.length - 1) throw badRequest('input must end with a user message: it is what the model answers');
+  const query = itemText(entries[queryIndex] as MessageItem);
+  if (query.trim() === '') throw badRequest('input: the last user message is empty');
   return {
-    query: last.content,
+    query,
     systemPrompt: system.length === 0 ? undefined : system.join('\n\n'),
-    history: [...earlierMessages, ...messages.slice(0, -1)],
+    history: entries.slice(0, queryIndex).flatMap((item) => (item.type === 'message' ? [{ role: item.role as 'user' | 'assistant', content: itemText(item) }] : [])),
+    messages: toModelMessages(entries),
+    hasFunctionItems,
   };
 }
 
-const isSystemLike = (item: StoredInputItem) => item.role === 'system' || item.role === 'developer';
-const toMessage = (item: StoredInputItem): ConversationMessage => ({ role: item.role as 'user' | 'assistant', content: itemText(item) });
+/** Items as AI SDK messages: consecutive function calls are one assistant message, each output a tool message. */
+function toModelMessages(entries: StoredInputItem[]): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  const toolNames = new Map<string, string>();
+  for (const item of entries) {
+    if (item.type === 'message') {
+      messages.push({ role: item.role as 'user' | 'assistant', content: itemText(item) });
+    } else if (item.type === 'function_call') {
+      toolNames.set(item.call_id, item.name);
+      const call = { type: 'tool-call' as const, toolCallId: item.call_id, toolName: item.name, input: parseToolArguments(item.arguments) };
+      const last = messages.at(-1);
+      if (last?.role === 'assistant') last.content = [...(typeof last.content === 'string' ? (last.content === '' ? [] : [{ type: 'text' as const, text: last.content }]) : last.content), call];
+      else messages.push({ role: 'assistant', content: [call] });
+    } else {
+      const toolName = toolNames.get(item.call_id);
+      if (toolName === undefined) throw badRequest(`input: function_call_output ${item.call_id} answers no function call of the conversation`);
+      messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: item.call_id, toolName, output: { type: 'text', value: item.output } }] });
+    }
+  }
+  return messages;
+}
 
 /** An input item as /input_items lists it (openai `ResponseItem`): assistant messages in the output message shape. */
 export function toListedItem(item: StoredInputItem) {
-  if (item.role === 'assistant') {
+  if (item.type === 'message' && item.role === 'assistant') {
     return { ...item, status: 'completed', content: item.content.map((part) => ({ type: 'output_text', text: part.text, annotations: [] })) };
   }
-  return { ...item, status: 'completed' };
+  return item.type === 'message' ? { ...item, status: 'completed' } : item;
 }

@@ -3,12 +3,19 @@ import type { Caller } from '../../auth/caller.ts';
 import type { TaskStatus } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
+import { taskAnswerOf } from '../completion.ts';
 import type { EarlierTurn, StoredInputItem } from './input-items.ts';
 import { taskIdOfResponse } from './response-ids.ts';
 
 /** What a response echoes back of its request (the OpenAI response object repeats its parameters). */
 export interface ResponseParameters {
   max_output_tokens: number | null;
+  temperature: number | null;
+  top_p: number | null;
+  /** As sent (echoed): the function tools, the tool choice and the text format. */
+  tools: unknown[];
+  tool_choice: unknown;
+  text_format: unknown;
   metadata: Record<string, string>;
   user: string | null;
   safety_identifier: string | null;
@@ -66,7 +73,7 @@ const MAX_CHAIN_DEPTH = 500;
 
 /** The turns of the chain ending with this response, oldest first; a turn without a finished answer contributes its input only. */
 export async function readEarlierTurns(deps: Deps, taskId: string): Promise<EarlierTurn[]> {
-  const { rows } = await sql<{ input: StoredInputItem[]; result: string | null; status: TaskStatus }>`
+  const { rows } = await sql<{ task_id: string; input: StoredInputItem[]; result: string | null; metadata: unknown; status: TaskStatus }>`
     with recursive chain as (
       select task_id, previous_task_id, input, 1 as depth from openai_responses where task_id = ${taskId}
       union all
@@ -74,21 +81,23 @@ export async function readEarlierTurns(deps: Deps, taskId: string): Promise<Earl
       from openai_responses r join chain on r.task_id = chain.previous_task_id
       where chain.depth < ${MAX_CHAIN_DEPTH}
     )
-    select chain.input, t.result, t.status from chain join tasks t on t.id = chain.task_id
+    select chain.task_id, chain.input, t.result, t.metadata, t.status from chain join tasks t on t.id = chain.task_id
     order by chain.depth desc`.execute(deps.db);
-  return rows.map((row) => ({ input: row.input, answer: row.status === 'COMPLETED' ? row.result ?? '' : null }));
+  return rows.map((row) => ({ taskId: row.task_id, input: row.input, answer: row.status === 'COMPLETED' ? taskAnswerOf(row) : null }));
 }
 
 export interface ResponseTaskState {
   status: TaskStatus;
   result: string | null;
+  /** The task's metadata: the client functions the model called are in `tool_calls`. */
+  metadata: unknown;
   error: string | null;
   completedAt: Date | null;
   sessionId: string;
 }
 
 export async function readResponseTask(deps: Deps, taskId: string): Promise<ResponseTaskState> {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'result', 'error', 'completed_at', 'session_id'])
+  const task = await deps.db.selectFrom('tasks').select(['status', 'result', 'metadata', 'error', 'completed_at', 'session_id'])
     .where('id', '=', taskId).executeTakeFirstOrThrow();
-  return { status: task.status, result: task.result, error: task.error, completedAt: task.completed_at, sessionId: task.session_id };
+  return { status: task.status, result: task.result, metadata: task.metadata, error: task.error, completedAt: task.completed_at, sessionId: task.session_id };
 }

@@ -6,9 +6,6 @@ type Check = { isNoOp: (value: unknown) => boolean; why: string };
 const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
 const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
   && Object.values(value).every((entry) => entry === null || entry === undefined);
-const isPlainText = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
-  && Object.entries(value).every(([key, entry]) => entry === null || (key === 'format' && isTextFormat(entry)) || (key === 'verbosity' && entry === 'medium'));
-const isTextFormat = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 1 && (value as { type?: unknown }).type === 'text';
 
 /**
  * Fields of the API reference that this gateway does not honour (yet). Each is refused by name with 400 when it
@@ -16,11 +13,6 @@ const isTextFormat = (value: unknown) => typeof value === 'object' && value !== 
  * `tool_choice: "auto"` with no tools, ...), as clients and agent frameworks send those by default.
  */
 const CHECKS: Record<string, Check> = {
-  temperature: { isNoOp: () => false, why: 'is not forwarded to models yet' },
-  top_p: { isNoOp: () => false, why: 'is not forwarded to models yet' },
-  tools: { isNoOp: isEmptyList, why: 'is not supported yet: function tools are not offered to the model through the Responses API' },
-  tool_choice: { isNoOp: (value) => value === 'none' || value === 'auto', why: 'can only be "none" or "auto": no tools are offered' },
-  text: { isNoOp: isPlainText, why: 'can only ask for plain text ({"format": {"type": "text"}}): structured output is not supported yet' },
   truncation: { isNoOp: (value) => value === 'disabled', why: 'can only be "disabled": a conversation too long for the model fails rather than losing its start' },
   include: { isNoOp: isEmptyList, why: 'can only be empty: no extra output data is available' },
   reasoning: { isNoOp: isEmptyObject, why: 'is not supported: the models behind this gateway take no reasoning settings' },
@@ -41,6 +33,8 @@ export function refuseUnsupportedFields(body: ResponseCreateRequest): void {
     if (value === undefined || value === null || check.isNoOp(value)) continue;
     throw badRequest(`${field} ${check.why}`);
   }
+  const verbosity = body.text?.verbosity;
+  if (verbosity !== undefined && verbosity !== null && verbosity !== 'medium') throw badRequest('text.verbosity can only be "medium": the models behind this gateway take no verbosity setting');
   if (body.stream_options?.include_obfuscation === true) throw badRequest('stream_options.include_obfuscation is not supported: stream events carry no obfuscation padding');
   if (body.background === true && body.store === false) throw badRequest('background requires store: a background response must be stored to be read back');
 }

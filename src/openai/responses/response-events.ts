@@ -1,8 +1,11 @@
 import type { TaskEvent } from '../../events/append-event.ts';
+import type { FunctionCallItem } from './input-items.ts';
 import type { ResponseRecord } from './queries.ts';
 import { outputMessageIdOf } from './response-ids.ts';
 import { openingView, outputMessage, outputText } from './response-view.ts';
 import type { ResponseView } from './schemas.ts';
+
+type OutputMessage = { type: 'message'; content: Array<{ text: string }> };
 
 export interface ResponseStreamEvent {
   type: string;
@@ -50,6 +53,18 @@ export function createResponseEventMapper(record: ResponseRecord) {
     text += delta;
     return [...markStarted(), ...openItem(), emit('response.output_text.delta', { ...at, delta, logprobs: [] })];
   };
+  /** The answer's message: what was not streamed is sent whole, then the message closes. */
+  const completeMessage = (item: OutputMessage) => {
+    const answer = item.content[0]?.text ?? '';
+    return [...(answerSeen || answer === '' ? openItem() : addText(answer)), ...closeItem('completed')];
+  };
+  /** A client function the model called: known whole once the task has ended, so its arguments come in one delta. */
+  const functionCallEvents = (item: FunctionCallItem, index: number) => [
+    emit('response.output_item.added', { output_index: index, item: { ...item, arguments: '', status: 'in_progress' } }),
+    emit('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: item.arguments }),
+    emit('response.function_call_arguments.done', { item_id: item.id, output_index: index, name: item.name, arguments: item.arguments }),
+    emit('response.output_item.done', { output_index: index, item }),
+  ];
   const closeItem = (status: 'completed' | 'incomplete') => [
     emit('response.output_text.done', { ...at, text, logprobs: [] }),
     emit('response.content_part.done', { ...at, part: outputText(text) }),
@@ -75,9 +90,10 @@ export function createResponseEventMapper(record: ResponseRecord) {
 
     closing(final: ResponseView): ResponseStreamEvent[] {
       if (final.status === 'completed') {
-        const answer = (final.output[0] as { content: Array<{ text: string }> } | undefined)?.content[0]?.text ?? '';
-        const events = answerSeen || answer === '' ? [...markStarted(), ...openItem()] : addText(answer);
-        return [...events, ...closeItem('completed'), emit('response.completed', { response: final })];
+        const started = markStarted();
+        const items = final.output as Array<OutputMessage | FunctionCallItem>;
+        const events = items.flatMap((item, index) => (item.type === 'message' ? completeMessage(item) : functionCallEvents(item, index)));
+        return [...started, ...events, emit('response.completed', { response: final })];
       }
       // No terminal event of the API names a cancelled response: it ends like a failed one, its status saying which.
       const type = final.status === 'incomplete' ? 'response.incomplete' : 'response.failed';

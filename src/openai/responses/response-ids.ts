@@ -13,3 +13,5 @@ export function taskIdOfResponse(responseId: string): string | undefined {
   const match = /^resp_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(responseId);
   return match ? match.slice(1).join('-') : undefined;
 }
+
+export const functionCallIdOf = (taskId: string, index: number) => `fc_${taskId.replaceAll('-', '')}_${index}`;

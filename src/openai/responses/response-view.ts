@@ -1,7 +1,8 @@
 import type { TaskStatus } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
-import { taskUsage } from '../completion.ts';
+import { taskAnswerOf, taskUsage } from '../completion.ts';
+import { answerItems, type ResponseAnswer } from './input-items.ts';
 import { readResponseTask, type ResponseRecord, type ResponseTaskState } from './queries.ts';
 import { outputMessageIdOf, responseIdOf } from './response-ids.ts';
 import type { ResponseView } from './schemas.ts';
@@ -22,14 +23,14 @@ export async function readResponseView(deps: Deps, record: ResponseRecord): Prom
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 
-export function buildResponseView(record: ResponseRecord, task: Pick<ResponseTaskState, 'status' | 'result' | 'error' | 'completedAt'>, usage: Usage | undefined): ResponseView {
+export function buildResponseView(record: ResponseRecord, task: Pick<ResponseTaskState, 'status' | 'result' | 'metadata' | 'error' | 'completedAt'>, usage: Usage | undefined): ResponseView {
   const status = STATUSES[task.status];
   return {
     ...requestEcho(record),
     status,
     completed_at: status === 'completed' && task.completedAt ? seconds(task.completedAt) : null,
     error: status === 'failed' ? { code: 'server_error', message: failureMessage(task) } : null,
-    output: status === 'completed' ? [outputMessage(record.taskId, task.result ?? '', 'completed')] : [],
+    output: status === 'completed' ? outputItems(record.taskId, taskAnswerOf(task)) : [],
     usage: usage ? toResponseUsage(usage) : null,
   };
 }
@@ -55,11 +56,11 @@ function requestEcho(record: ResponseRecord) {
     reasoning: { effort: null, summary: null },
     service_tier: 'default',
     store: record.stored,
-    temperature: null,
-    text: { format: { type: 'text' as const } },
-    tool_choice: 'auto',
-    tools: [],
-    top_p: null,
+    temperature: parameters.temperature ?? null,
+    text: { format: parameters.text_format ?? { type: 'text' } },
+    tool_choice: parameters.tool_choice ?? 'auto',
+    tools: parameters.tools ?? [],
+    top_p: parameters.top_p ?? null,
     truncation: 'disabled' as const,
     user: parameters.user,
     safety_identifier: parameters.safety_identifier,
@@ -77,6 +78,12 @@ export function outputMessage(taskId: string, text: string, status: 'in_progress
     id: outputMessageIdOf(taskId), type: 'message', status, role: 'assistant',
     content: status === 'in_progress' ? [] : [outputText(text)],
   };
+}
+
+/** The answer as output items: its message (unless it only calls functions), then each function call. */
+export function outputItems(taskId: string, answer: ResponseAnswer) {
+  const calls = answerItems(taskId, answer).filter((item) => item.type === 'function_call');
+  return calls.length > 0 && answer.text === '' ? calls : [outputMessage(taskId, answer.text, 'completed'), ...calls];
 }
 
 export const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });

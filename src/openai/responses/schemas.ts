@@ -9,6 +9,9 @@ const InputItem = Type.Object({
   role: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: true });
 
+/** A tool of the request; its kind and fields are checked in response-turn.ts, so a non-function tool is refused by its path. */
+const ToolSchema = Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: true });
+
 /** Fields of the current API reference that we do not honour: present in the schema (so documented), refused in refused-fields.ts unless no-op. */
 const refusedUnlessNoOp = (description: string) => Type.Optional(Type.Unknown({ description }));
 
@@ -26,11 +29,20 @@ export const ResponseCreateBody = Type.Object({
   user: Type.Optional(Type.String({ maxLength: 256 })),
   safety_identifier: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
   parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  temperature: refusedUnlessNoOp('Not forwarded yet: refused with 400 unless null'),
-  top_p: refusedUnlessNoOp('Not forwarded yet: refused with 400 unless null'),
-  tools: refusedUnlessNoOp('Function tools are not supported yet: refused with 400 unless empty'),
-  tool_choice: refusedUnlessNoOp('Only "none" and "auto" (no tools are offered): anything else is refused with 400'),
-  text: refusedUnlessNoOp('Only {"format": {"type": "text"}} (structured output is not supported yet): anything else is refused with 400'),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()], { description: 'Forwarded to the model; 0.7 when not set (spec 4.11)' })),
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128, description: 'Function tools (the client runs them); other tool types are refused by name' })),
+  tool_choice: Type.Optional(Type.Union([Type.Enum(['none', 'auto', 'required']), Type.Object({ type: Type.String(), name: Type.Optional(Type.String()) }, { additionalProperties: true }), Type.Null()])),
+  text: Type.Optional(Type.Union([Type.Object({
+    format: Type.Optional(Type.Object({
+      type: Type.Enum(['text', 'json_object', 'json_schema']),
+      name: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' })),
+      schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      description: Type.Optional(Type.String()),
+      strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    }, { additionalProperties: false })),
+    verbosity: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  }, { additionalProperties: false }), Type.Null()])),
   truncation: refusedUnlessNoOp('Only "disabled": a request too long for the model fails'),
   include: refusedUnlessNoOp('Only an empty list: no extra output data is available'),
   reasoning: refusedUnlessNoOp('Refused with 400 unless null or empty: reasoning settings are not supported'),
@@ -92,8 +104,8 @@ export const ResponseObject = Type.Object({
   service_tier: Type.String(),
   store: Type.Boolean(),
   temperature: nullable(Type.Number()),
-  text: Type.Object({ format: Type.Object({ type: Type.Literal('text') }) }),
-  tool_choice: Type.String(),
+  text: Type.Object({ format: Type.Unknown() }),
+  tool_choice: Type.Unknown(),
   tools: Type.Array(Type.Unknown()),
   top_p: nullable(Type.Number()),
   truncation: Type.Literal('disabled'),

@@ -37,6 +37,8 @@ export interface AgentCall {
   mockScript?: Record<string, unknown>;
   /** The agent may call these tools (tool-loop.ts); without them it makes exactly one model call. */
   tools?: AgentTools;
+  /** A client's own tools and output format (an OpenAI-layer direct turn): offered, never run; the calls are the answer. */
+  clientTurn?: Pick<ModelRequest, 'tools' | 'toolChoice' | 'jsonAnswer'>;
 }
 
 export type AgentOutcome = { answer: AgentAnswer } | { budgetExhausted: BudgetState };
@@ -120,6 +122,8 @@ export function agentRequest(deps: Deps, task: TaskSnapshot, call: AgentCall): M
     mockAnswerWords: task.settings.mock.answerWords,
     // The task's scripted tool calls (context.mock_tool_calls) are for agents that have tools.
     mockOptions: { purpose: call.purpose, ...mockScript },
+    ...(task.settings.callSettings ? { callSettings: task.settings.callSettings } : {}),
+    ...call.clientTurn,
   };
 }
 

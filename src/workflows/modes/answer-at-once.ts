@@ -79,7 +79,7 @@ function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answ
     const agentEvents = [...lastDelta, ...thresholdEvents(crossings), agentCompletedEventOf(stepKey, answer)];
     if (locked.cancel_requested) return { events: agentEvents, result: { kind: 'cancelled' } };
     if (locked.pause_requested) return { events: agentEvents, result: { kind: 'held', answer } };
-    return { events: [...agentEvents, ...await completeWithin(transaction, task, simpleOutcome(answer))], result: { kind: 'completed' } };
+    return { events: [...agentEvents, ...await completeWithin(transaction, task, simpleOutcome(answer, task))], result: { kind: 'completed' } };
   };
 }
 
@@ -90,7 +90,8 @@ function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answ
 function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
   if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseMode(row.requested_mode)) !== 'simple') return false;
   const settings = parseTaskSettings(row.context, row.options);
-  return !settings.requireApproval && modeEntryFor(settings, 'simple')?.mode === 'simple';
+  // A JSON answer is checked before the task completes, and a wrong one fails the task: the step-by-step path does that.
+  return !settings.requireApproval && settings.clientTurn?.output === undefined && modeEntryFor(settings, 'simple')?.mode === 'simple';
 }
 
 /** The simple agent's call, when its history fits without a summary (reads only). */

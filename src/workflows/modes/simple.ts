@@ -8,6 +8,7 @@ import { prepareSessionContext, withConversationSummary, type SessionContext } f
 import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import type { TaskOutcome } from '../runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
+import { clientTurnCall, clientTurnMetadata } from './client-turn.ts';
 
 export const SIMPLE_AGENT_ID = 'simple-agent';
 
@@ -27,7 +28,7 @@ export async function runSimpleWorkflow(deps: Deps, task: TaskSnapshot): Promise
   const system = buildSystemPrompt(task.settings);
   const history = ownConversation(task) ?? await prepareSessionContext(deps, task, system);
   const answer = await runBudgetedAgent(deps, task, async () => simpleAgentCall(task, system, history), 'simple-agent');
-  return simpleOutcome(answer);
+  return simpleOutcome(answer, task);
 }
 
 /** An OpenAI-layer request carries its own conversation; native tasks use the session's history. */
@@ -37,14 +38,18 @@ export function ownConversation(task: TaskSnapshot): SessionContext | undefined 
 }
 
 export function simpleAgentCall(task: TaskSnapshot, system: string, history: SessionContext): AgentCall {
-  return {
+  return clientTurnCall(task, {
     agentId: SIMPLE_AGENT_ID,
     progress: 'Answering directly with one agent',
     finalAnswer: true,
     maxOutputTokens: task.settings.maxOutputTokens,
     system: withConversationSummary(system, history.summary),
     messages: [...history.messages, { role: 'user', content: task.query }],
-  };
+  });
 }
 
-export const simpleOutcome = (answer: TaskOutcome['answer']): TaskOutcome => ({ mode: 'simple', answer, agentsUsed: 1, complexityScore: null });
+/** The task's outcome; an OpenAI-layer direct turn adds the tool calls made, or fails here for a wrong JSON answer. */
+export function simpleOutcome(answer: TaskOutcome['answer'], task: TaskSnapshot): TaskOutcome {
+  const metadata = clientTurnMetadata(task, answer);
+  return { mode: 'simple', answer, agentsUsed: 1, complexityScore: null, ...(metadata ? { metadata } : {}) };
+}

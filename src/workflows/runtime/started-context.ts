@@ -2,7 +2,9 @@
  * Context keys the server writes itself: the custom session id (submission), the OpenAI layer's copy of the
  * conversation and the model it was asked for, and what marks a schedule's run. They are not the client's context.
  */
-export const SERVER_CONTEXT_KEYS = new Set(['external_id', 'conversation_history', 'openai_model', 'trigger_type', 'schedule_id', 'max_budget_usd']);
+export const SERVER_CONTEXT_KEYS = new Set([
+  'external_id', 'conversation_history', 'openai_model', 'openai_turn', 'openai_call_settings', 'trigger_type', 'schedule_id', 'max_budget_usd',
+]);
 
 /** Serialized size of the context WORKFLOW_STARTED carries; every stream and the event log repeat it. */
 export const STARTED_CONTEXT_MAX_BYTES = 8 * 1024;

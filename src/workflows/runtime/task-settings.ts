@@ -1,4 +1,5 @@
-import type { ConversationMessage } from '../../llm/stream-model-text.ts';
+import type { ConversationMessage, ModelCallSettings } from '../../llm/stream-model-text.ts';
+import type { ClientTurn } from '../../openai/client-turn.ts';
 import type { ModelSelection } from '../../llm/select-models.ts';
 import { DEFAULT_ROLE } from '../agent-calls/role-presets.ts';
 import { readHistorySettings, type HistorySettings } from '../memory/history-settings.ts';
@@ -19,6 +20,10 @@ export interface TaskSettings {
   maxOutputTokens: number | undefined;
   /** The OpenAI layer's request carries its own conversation instead of the session's history. */
   conversation: ConversationMessage[] | undefined;
+  /** An OpenAI-layer request answered by one direct model turn: its messages, client tools and output format. */
+  clientTurn: ClientTurn | undefined;
+  /** An OpenAI-layer request's sampling settings (temperature, top_p, stop, …), sent with every agent call. */
+  callSettings: ModelCallSettings | undefined;
   template: { name: string; version: string | undefined } | undefined;
   /** The skill the task runs (workflows/modes/skill/), pinned at submission. */
   skill: PinnedSkill | undefined;
@@ -66,6 +71,8 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
     },
     maxOutputTokens: numberOf(context.max_output_tokens),
     conversation: Array.isArray(context.conversation_history) ? context.conversation_history as ConversationMessage[] : undefined,
+    clientTurn: isObject(context.openai_turn) ? context.openai_turn as unknown as ClientTurn : undefined,
+    callSettings: isObject(context.openai_call_settings) ? context.openai_call_settings as ModelCallSettings : undefined,
     template: template === undefined ? undefined : { name: template, version: stringOf(context.template_version) },
     skill: pinnedSkillOf(options.skill),
     forceResearch: context.force_research === true,
@@ -87,5 +94,6 @@ export function parseTaskSettings(context: Context, options: Record<string, unkn
   };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOf = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 const numberOf = (value: unknown) => (typeof value === 'number' ? value : undefined);

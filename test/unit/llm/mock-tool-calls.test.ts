@@ -58,9 +58,9 @@ test('unscripted: an offered tool named in the last user message is called once,
   assert.deepEqual(chooseMockToolCalls(options([...prompt, ...afterToolTurns(1).slice(1)], { tools: [calculator] })), []);
 });
 
-test('unscripted: without JSON the arguments are sampled from the schema; unnamed or unoffered tools are not called', () => {
+test('unscripted: without JSON the arguments come from the request; unnamed or unoffered tools are not called', () => {
   assert.deepEqual(chooseMockToolCalls(options(ask('search with web_search please'), { tools: [search, calculator] }))[0].input,
-    { query: 'mock query', limit: 3 });
+    { query: 'search with web_search please' });
   assert.deepEqual(chooseMockToolCalls(options(ask('a calculators shop'), { tools: [calculator] })), []);
   assert.deepEqual(chooseMockToolCalls(options(ask('use the calculator'))), []);
   assert.deepEqual(chooseMockToolCalls(options(ask('use the calculator'), { tools: [search] })), []);

@@ -8,7 +8,10 @@ import { buildResponseView } from '../../../../src/openai/responses/response-vie
 const TASK_ID = '0b7c6f3e-1d2a-4c5b-8e9f-0a1b2c3d4e5f';
 const record: ResponseRecord = {
   taskId: TASK_ID, previousTaskId: null, model: 'service-chat', instructions: null, input: [],
-  parameters: { max_output_tokens: null, metadata: {}, user: null, safety_identifier: null, parallel_tool_calls: true },
+  parameters: {
+    max_output_tokens: null, metadata: {}, user: null, safety_identifier: null, parallel_tool_calls: true,
+    temperature: null, top_p: null, tools: [], tool_choice: 'auto', text_format: { type: 'text' },
+  },
   background: true, stored: true, createdAt: new Date('2026-01-01T00:00:00Z'),
 };
 
@@ -20,7 +23,7 @@ const delta = (text: string) => event('LLM_PARTIAL', { agent_id: 'simple-agent',
 
 const LOG = [event('WORKFLOW_STARTED'), event('AGENT_STARTED'), delta('Hello'), delta(', '), delta('world'),
   event('LLM_OUTPUT', { agent_id: 'final_output', message: 'Hello, world' })];
-const completed = buildResponseView(record, { status: 'COMPLETED', result: 'Hello, world', error: null, completedAt: new Date('2026-01-01T00:00:05Z') },
+const completed = buildResponseView(record, { status: 'COMPLETED', result: 'Hello, world', metadata: {}, error: null, completedAt: new Date('2026-01-01T00:00:05Z') },
   { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
 
 function replay(log: TaskEvent[], final: typeof completed): ResponseStreamEvent[] {
@@ -47,13 +50,13 @@ test('the events depend on the log alone (no clock, no random id), so every proc
 test('an answer recorded only whole (LLM_OUTPUT) is one delta; an empty answer still closes its message', () => {
   const whole = replay([event('WORKFLOW_STARTED'), event('LLM_OUTPUT', { agent_id: 'final_output', message: 'Hello, world' })], completed);
   assert.deepEqual(whole.filter((entry) => entry.type === 'response.output_text.delta').map((entry) => entry.delta), ['Hello, world']);
-  const empty = buildResponseView(record, { status: 'COMPLETED', result: '', error: null, completedAt: null }, undefined);
+  const empty = buildResponseView(record, { status: 'COMPLETED', result: '', metadata: {}, error: null, completedAt: null }, undefined);
   const quiet = replay([event('WORKFLOW_STARTED')], empty);
   assert.deepEqual(quiet.map((entry) => entry.type).slice(-4), ['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
 });
 
 test('a cancelled response closes its open message as incomplete and ends with response.failed saying cancelled', () => {
-  const cancelled = buildResponseView(record, { status: 'CANCELLED', result: null, error: null, completedAt: null }, undefined);
+  const cancelled = buildResponseView(record, { status: 'CANCELLED', result: null, metadata: {}, error: null, completedAt: null }, undefined);
   const events = replay([event('WORKFLOW_STARTED'), delta('Hel')], cancelled);
   const last = events.at(-1)!;
   assert.equal(last.type, 'response.failed');
