@@ -91,7 +91,7 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
   ['input_audio parts', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] }] }, /input_audio content parts are not supported/],
   ['file parts', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }] }, /file content parts are not supported/],
   ['image_url on a model without vision', { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: PNG } }] }] }, /image_url: the model local-small \(openai_compatible\) that answers here does not take images/],
-  ['image_url from the web', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.org/cat.png' } }] }] }, /only data: URLs are accepted/],
+  ['image_url that is no address', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.org/cat.png' } }] }] }, /image_url\.url: a data: URL or an http\(s\) address is expected/],
 ];
 
 describe('chat-completions fields: honoured (seen by the provider) or refused by name', () => {
