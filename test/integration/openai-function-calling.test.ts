@@ -141,6 +141,13 @@ describe('function calling, structured output and roles with the official openai
     assert.ok(!Array.isArray(parsed));
   });
 
+  it('the model descriptions say which models take client tools', async () => {
+    const chat = await client().models.retrieve('service-chat').withResponse();
+    assert.match(chat.response.headers.get('x-model-description') ?? '', /client tools .*never the gateway's/);
+    const standard = await client().models.retrieve('service-standard').withResponse();
+    assert.match(standard.response.headers.get('x-model-description') ?? '', /client tools, response_format and images are refused \(use service-chat\)/);
+  });
+
   it('the developer role is the system prompt', async () => {
     const completion = await client().chat.completions.create({
       model: 'service-chat', messages: [{ role: 'developer', content: 'Answer like a pirate.' }, { role: 'user', content: 'Hello there' }],
