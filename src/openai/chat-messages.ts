@@ -137,14 +137,15 @@ function userWithImages(parts: Part[], index: number): Converted {
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$/;
 
 /**
- * An image as a data URL (base64, kept JSON-safe for the task's context). A web address would be fetched by the
- * provider or the SDK, outside the gateway's network guard, so it is refused.
+ * An image as a data URL (base64, kept JSON-safe for the task's context), or a web address the gateway fetches
+ * through its network guard before the task starts (remote-images.ts): the provider and the SDK never fetch it.
  */
 function imagePart(url: string, field: string) {
   const match = DATA_URL.exec(url);
   if (match) return { type: 'image' as const, image: match[2].replace(/\s+/g, ''), mediaType: match[1] };
   if (url.startsWith('data:')) throw badRequest(`invalid ${field}: a data URL of a PNG, JPEG, GIF or WebP image in base64 is expected`);
-  throw badRequest(`invalid ${field}: only data: URLs are accepted (the gateway does not fetch images from the web for the model)`);
+  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${field}: a data: URL or an http(s) address is expected`);
+  return { type: 'image' as const, image: url };
 }
 
 /** The text of a message's content; a refusal part counts as its text. */

@@ -2,7 +2,7 @@ import { badRequest } from '../errors.ts';
 import type { ConversationMessage, ModelCallSettings } from '../llm/stream-model-text.ts';
 import { modelCallSettings } from './call-settings.ts';
 import { parseMessages, type TranscriptMessage } from './chat-messages.ts';
-import { chatToolSpecs, modelToolChoice } from './client-tools.ts';
+import { chatToolSpecs, modelToolChoice, strictFunctionNames } from './client-tools.ts';
 import { clientTurnContext, type ClientTurn } from './client-turn.ts';
 import { DEFAULT_SERVICE_MODEL, type ServiceModel } from './models.ts';
 import type { ChatCompletionRequest } from './schemas.ts';
@@ -33,6 +33,7 @@ export function toChatTask(request: ChatCompletionRequest, model: ServiceModel):
   const parsed = parseMessages(request.messages);
   const tools = chatToolSpecs(request.tools ?? []);
   const toolChoice = modelToolChoice(request.tool_choice, tools);
+  const strict = strictFunctionNames((request.tools ?? []).map((tool) => tool.function));
   const output = structuredOutputOf(request.response_format);
   const needsTurn = tools.length > 0 || output !== undefined || parsed.needsModelTurn;
   if (needsTurn && model.mode !== 'simple') throw badRequest(directTurnRefusal(request, model));
@@ -50,6 +51,7 @@ export function toChatTask(request: ChatCompletionRequest, model: ServiceModel):
       ...(tools.length > 0 ? { tools, toolChoice } : {}),
       ...(output ? { output } : {}),
       ...(request.parallel_tool_calls === false ? { singleToolCall: true } : {}),
+      ...(strict.length > 0 ? { strictTools: strict } : {}),
     } : undefined,
   };
 }

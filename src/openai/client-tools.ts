@@ -2,6 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { Type, type Static } from 'typebox';
 import { badRequest } from '../errors.ts';
 import type { ModelToolChoice, ModelToolSpec, RequestedToolCall } from '../llm/stream-model-text.ts';
+import { describeArgumentErrors } from '../tools-api/argument-errors.ts';
 import { compileClientSchema } from './json-schemas.ts';
 
 /**
@@ -52,6 +53,9 @@ export function functionToolSpecs(functions: FunctionDefinition[], field = 'tool
 /** Chat-completions `tools` as specs. */
 export const chatToolSpecs = (tools: ChatTool[]): ModelToolSpec[] => functionToolSpecs(tools.map((tool) => tool.function));
 
+/** The functions declared `strict: true`. */
+export const strictFunctionNames = (functions: FunctionDefinition[]): string[] => functions.filter((definition) => definition.strict === true).map((definition) => definition.name);
+
 /** A tool choice in either layer's shape: chat completions name the function in `function.name`, Responses in `name`. */
 export type ToolChoiceInput = 'none' | 'auto' | 'required' | { name: string };
 
@@ -76,6 +80,30 @@ export function toOpenAiToolCalls(calls: RequestedToolCall[], single = false): O
   return (single ? calls.slice(0, 1) : calls).map((call) => ({
     id: call.toolCallId, type: 'function', function: { name: call.toolName, arguments: JSON.stringify(call.input ?? {}) },
   }));
+}
+
+/** Thrown when a call of a `strict` function does not match its parameters. */
+export class ToolArgumentsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolArgumentsError';
+  }
+}
+
+/**
+ * `strict: true` functions (OpenAI: the arguments always match the parameters): each call of one is checked against
+ * its schema, and one that does not match fails the turn naming the function, rather than reaching the client.
+ */
+export function checkStrictCalls(calls: RequestedToolCall[], tools: ModelToolSpec[], strict: string[]): void {
+  for (const call of calls.filter((candidate) => strict.includes(candidate.toolName))) {
+    const spec = tools.find((tool) => tool.name === call.toolName);
+    if (!spec) continue;
+    const validate = compileClientSchema(spec.parameters, `tools.${call.toolName}.parameters`);
+    if (!validate(call.input)) {
+      const problem = describeArgumentErrors(validate.errors ?? []);
+      throw new ToolArgumentsError(`the model's call of ${call.toolName} does not match its parameters (strict): ${problem}`);
+    }
+  }
 }
 
 /** The input of a call the client sends back: its `arguments` text parsed, or the text itself when it is not JSON. */

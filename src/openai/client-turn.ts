@@ -16,6 +16,8 @@ export interface ClientTurn {
   output?: StructuredOutput;
   /** `parallel_tool_calls: false`: at most one call is passed on. */
   singleToolCall?: boolean;
+  /** The functions declared `strict: true`: their calls are checked against their parameters. */
+  strictTools?: string[];
 }
 
 /** The server context keys of an OpenAI-layer task: the turn (when there is one) and the sampling settings. */

@@ -11,6 +11,7 @@ import { resolveChatSession } from './chat-session.ts';
 import { chatTaskContext, toChatTask } from './chat-task.ts';
 import { answerTranscript, finishedCompletion, type TaskAnswer } from './completion.ts';
 import { refuseUnsupportedFields } from './unsupported-fields.ts';
+import { fetchRemoteImages } from './remote-images.ts';
 import { requireVision } from './vision.ts';
 import { installOpenAiErrorHandler } from './errors.ts';
 import { availableModels, DEFAULT_SERVICE_MODEL, MODELS_CREATED, type ServiceModel } from './models.ts';
@@ -55,7 +56,10 @@ export async function openAiRoutes(app: App, deps: Deps) {
     }, async (request, reply) => {
       const model = findModel(request.body.model ?? DEFAULT_SERVICE_MODEL);
       const chat = toChatTask(request.body, model);
-      if (chat.hasImages) requireVision(deps.models);
+      if (chat.hasImages) {
+        requireVision(deps.models);
+        await fetchRemoteImages(chat.turn!.messages, deps.config.network);
+      }
       const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
       const header = request.headers['x-session-id'];
       const lease = request.body.stream ? await deps.streamSlots.open(request, reply) : undefined;

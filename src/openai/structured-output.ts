@@ -35,9 +35,13 @@ const ANY_OBJECT: JSONSchema7 = { type: 'object' };
 export function structuredOutputOf(format: ResponseFormat | undefined, field = 'response_format'): StructuredOutput | undefined {
   if (format === undefined || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { kind: 'json_object' };
-  const { name, description, schema } = format.json_schema;
+  return jsonSchemaOutput(format.json_schema, `${field}.json_schema`);
+}
+
+/** A named schema (chat's `response_format.json_schema`, the Responses API's `text.format`); `field` names it in errors. */
+export function jsonSchemaOutput({ name, description, schema }: JsonSchemaFormat, field: string): StructuredOutput {
   const checked = (schema ?? ANY_OBJECT) as JSONSchema7;
-  compileClientSchema(checked, `${field}.json_schema.schema`);
+  compileClientSchema(checked, `${field}.schema`);
   return { kind: 'json_schema', name, ...(description === undefined ? {} : { description }), schema: checked };
 }
 

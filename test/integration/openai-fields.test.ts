@@ -91,7 +91,7 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
   ['input_audio parts', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] }] }, /input_audio content parts are not supported/],
   ['file parts', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }] }, /file content parts are not supported/],
   ['image_url on a model without vision', { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: PNG } }] }] }, /image_url: the model local-small \(openai_compatible\) that answers here does not take images/],
-  ['image_url from the web', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.org/cat.png' } }] }] }, /only data: URLs are accepted/],
+  ['image_url that is no address', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.org/cat.png' } }] }] }, /image_url\.url: a data: URL or an http\(s\) address is expected/],
 ];
 
 describe('chat-completions fields: honoured (seen by the provider) or refused by name', () => {
@@ -103,6 +103,7 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
       reply: (body) => {
         const last = body.messages.at(-1);
         if (/prose for JSON/.test(last.content)) return { content: 'not json' };
+        if (/wrong arguments/.test(last.content)) return { toolCalls: [{ name: 'get_weather', arguments: '{"town":"Oslo"}' }] };
         if (body.response_format) return { content: '{"ok":true}' };
         if (body.tools && last.role === 'user' && /two calls/.test(last.content)) {
           return { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }, { name: 'get_weather', arguments: '{"city":"Rome"}' }] };
@@ -148,6 +149,16 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
     assert.deepEqual(both.answer.body.choices[0].message.tool_calls.map((call: any) => call.function.arguments), ['{"city":"Oslo"}', '{"city":"Rome"}']);
     const one = await sentFor({ messages: ask('two calls please'), tools: [weather], parallel_tool_calls: false });
     assert.deepEqual(one.answer.body.choices[0].message.tool_calls.map((call: any) => [call.id, call.function.name, call.function.arguments]), [['call_stand_in_1', 'get_weather', '{"city":"Oslo"}']]);
+  });
+
+  it('a call of a strict function is checked against its parameters; a non-strict one is passed on as made', async () => {
+    const strictWeather = { ...weather, function: { ...weather.function, strict: true } };
+    const refused = await complete({ messages: ask('wrong arguments please'), tools: [strictWeather] });
+    assert.equal(refused.status, 500);
+    assert.match(refused.body.error.message, /the model's call of get_weather does not match its parameters \(strict\): arguments\.city is required/);
+    const passed = await complete({ messages: ask('wrong arguments please'), tools: [weather] });
+    assert.equal(passed.status, 200, passed.text);
+    assert.equal(passed.body.choices[0].message.tool_calls[0].function.arguments, '{"town":"Oslo"}');
   });
 
   it('a provider answer that is not the JSON asked for is a clear error, never prose passed off as JSON', async () => {

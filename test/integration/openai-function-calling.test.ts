@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import OpenAI from 'openai';
@@ -31,7 +33,8 @@ function assembleToolCalls(chunks: ChatCompletionChunk[]) {
 }
 
 describe('function calling, structured output and roles with the official openai client', () => {
-  const gateway = useGateway();
+  // The image server below is on 127.0.0.1, which the network guard opens only when told to.
+  const gateway = useGateway({ env: { TOOLS_NETWORK_ALLOW: '127.0.0.1' } });
   const client = () => new OpenAI({ baseURL: `${gateway().url}/v1`, apiKey: 'not-needed-in-development', maxRetries: 0 });
 
   it('a two-turn exchange: the tool call goes out, the result comes back, the final answer uses it; one session', async () => {
@@ -138,6 +141,13 @@ describe('function calling, structured output and roles with the official openai
     assert.ok(!Array.isArray(parsed));
   });
 
+  it('the model descriptions say which models take client tools', async () => {
+    const chat = await client().models.retrieve('service-chat').withResponse();
+    assert.match(chat.response.headers.get('x-model-description') ?? '', /client tools .*never the gateway's/);
+    const standard = await client().models.retrieve('service-standard').withResponse();
+    assert.match(standard.response.headers.get('x-model-description') ?? '', /client tools, response_format and images are refused \(use service-chat\)/);
+  });
+
   it('the developer role is the system prompt', async () => {
     const completion = await client().chat.completions.create({
       model: 'service-chat', messages: [{ role: 'developer', content: 'Answer like a pirate.' }, { role: 'user', content: 'Hello there' }],
@@ -145,13 +155,29 @@ describe('function calling, structured output and roles with the official openai
     assert.match(completion.choices[0].message.content ?? '', /System prompt "Answer like a pirate\."/);
   });
 
-  it('an image as a data URL reaches a vision model (the mock describes what it saw)', async () => {
+  it('an image as a data URL, or fetched through the network guard, reaches a vision model (the mock describes what it saw)', async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     const completion = await client().chat.completions.create({
       model: 'service-chat',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
     });
     assert.match(completion.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/);
+
+    const server = createServer((request, response) => {
+      if (request.url === '/cat.png') response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(png, 'base64'));
+      else response.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const ask = (url: string) => client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] });
+      const fetched = await ask(`${base}/cat.png`);
+      assert.match(fetched.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/, 'fetched by the gateway through its guard, bytes to the model');
+      await assert.rejects(ask(`${base}/page.html`), (error: any) => error.status === 400 && /not a PNG, JPEG, GIF or WebP image \(content-type text\/html\)/.test(error.message));
+      await assert.rejects(ask('http://10.0.0.1/cat.png'), (error: any) => error.status === 400 && /image_url http:\/\/10\.0\.0\.1\/cat\.png: not fetched/.test(error.message), 'a private host the guard does not open');
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses what it cannot honour, by name', async () => {

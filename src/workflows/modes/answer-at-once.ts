@@ -90,8 +90,9 @@ function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answ
 function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
   if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseMode(row.requested_mode)) !== 'simple') return false;
   const settings = parseTaskSettings(row.context, row.options);
-  // A JSON answer is checked before the task completes, and a wrong one fails the task: the step-by-step path does that.
-  return !settings.requireApproval && settings.clientTurn?.output === undefined && modeEntryFor(settings, 'simple')?.mode === 'simple';
+  // A JSON answer or a strict call is checked before the task completes, and a wrong one fails the task: the step-by-step path does that.
+  const checked = settings.clientTurn?.output !== undefined || (settings.clientTurn?.strictTools?.length ?? 0) > 0;
+  return !settings.requireApproval && !checked && modeEntryFor(settings, 'simple')?.mode === 'simple';
 }
 
 /** The simple agent's call, when its history fits without a summary (reads only). */

@@ -1,4 +1,4 @@
-import { toOpenAiToolCalls } from '../../openai/client-tools.ts';
+import { checkStrictCalls, toOpenAiToolCalls } from '../../openai/client-tools.ts';
 import { checkStructuredAnswer, jsonAnswerFormat } from '../../openai/structured-output.ts';
 import type { AgentCall } from '../agent-calls/call-agent.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -23,13 +23,17 @@ export function clientTurnCall(task: TaskSnapshot, call: AgentCall): AgentCall {
 
 /**
  * What the task keeps of a direct turn's answer: the tool calls the model made (for the client to run), in the
- * task's metadata. A JSON answer is checked first: one that is not the JSON asked for fails the task, by name.
+ * task's metadata. A JSON answer, and the calls of `strict` functions, are checked first: a wrong one fails the task,
+ * saying what is wrong.
  */
 export function clientTurnMetadata(task: TaskSnapshot, answer: AgentAnswer): Record<string, unknown> | undefined {
   const turn = task.settings.clientTurn;
   if (!turn) return undefined;
   const calls = answer.toolCalls ?? [];
-  if (calls.length > 0) return { tool_calls: toOpenAiToolCalls(calls, turn.singleToolCall === true) };
+  if (calls.length > 0) {
+    checkStrictCalls(calls, turn.tools ?? [], turn.strictTools ?? []);
+    return { tool_calls: toOpenAiToolCalls(calls, turn.singleToolCall === true) };
+  }
   if (turn.output) checkStructuredAnswer(answer.text, turn.output);
   return undefined;
 }
