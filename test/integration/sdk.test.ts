@@ -30,6 +30,9 @@ describe('the SDK against a gateway with authentication', () => {
     }
     assert.deepEqual([...new Set(covered)].sort(), covered.sort(), 'each route has one SDK call');
     assert.deepEqual(covered.sort(), served.sort());
+    const readme = await readFile(new URL('../../packages/sdk/README.md', import.meta.url), 'utf8');
+    const undocumented = Object.entries(ROUTES_BY_GROUP).flatMap(([group, routes]) => Object.keys(routes).map((method) => `${group}.${method}(`)).filter((call) => !readme.includes(call));
+    assert.deepEqual(undocumented, [], 'packages/sdk/README.md documents every call');
   });
 
   test('the committed generated types are those of the served /openapi.json', async () => {
