@@ -82,6 +82,37 @@ describe('the SDK against a gateway with authentication', () => {
     assert.equal(conflict.status, 409);
   });
 
+  test('the WebSocket stream authenticates with the client\'s headers; the OpenAI layer\'s calls answer', async () => {
+    const account = await registerAccount(gateway(), 'sdk-ws');
+    const client = new AgentgateClient({ baseUrl: gateway().url, apiKey: account.apiKey });
+    const { task_id } = await client.tasks.submit({ query: 'over a socket' });
+    const socket = client.streams.websocket(task_id);
+    const types: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener('message', (message) => {
+        const event = JSON.parse(String(message.data)) as { type: string };
+        types.push(event.type);
+        if (event.type === 'STREAM_END') resolve();
+      });
+      socket.addEventListener('error', () => reject(new Error('socket error')));
+      socket.addEventListener('close', () => resolve());
+    });
+    socket.close();
+    assert.equal(types[0], 'WORKFLOW_STARTED');
+    assert.equal(types.at(-1), 'STREAM_END');
+
+    const models = await client.openai.models();
+    const model = models.data[0].id;
+    assert.equal((await client.openai.model(model)).id, model);
+    const completion = await client.openai.chatCompletions({ model, messages: [{ role: 'user', content: 'hello' }] });
+    assert.match(String(completion.choices[0].message.content), /Mock answer/);
+    let text = '';
+    for await (const chunk of client.openai.chatCompletionChunks({ model, messages: [{ role: 'user', content: 'hello' }] })) {
+      text += (chunk as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content ?? '';
+    }
+    assert.match(text, /Mock answer/);
+  });
+
   test('an aborted call rejects with the signal\'s reason', async () => {
     const account = await registerAccount(gateway(), 'sdk-abort');
     const client = new AgentgateClient({ baseUrl: gateway().url, apiKey: account.apiKey });

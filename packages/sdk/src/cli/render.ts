@@ -29,6 +29,9 @@ export async function followAndRender(client: AgentgateClient, taskId: string, o
       view.apply(event);
       sink.event(event);
     }
+  } catch (error) {
+    sink.abandon();
+    throw error;
   } finally {
     sink.stop();
   }
@@ -37,13 +40,22 @@ export async function followAndRender(client: AgentgateClient, taskId: string, o
   return { task, view };
 }
 
-interface Sink { event(event: TaskEvent): void; reconnecting(): void; stop(): void; finish(task: TaskStatus): void }
+interface Sink {
+  event(event: TaskEvent): void;
+  reconnecting(): void;
+  /** The stream ended (or failed). */
+  stop(): void;
+  /** The stream failed or was interrupted: leave the terminal as it was (cursor shown). */
+  abandon(): void;
+  finish(task: TaskStatus): void;
+}
 
 function jsonSink(out: NodeJS.WriteStream): Sink {
   return {
     event: (event) => out.write(`${JSON.stringify(event)}\n`),
     reconnecting: () => {},
     stop: () => {},
+    abandon: () => {},
     finish: (task) => out.write(`${JSON.stringify({ type: 'TASK_STATUS', task })}\n`),
   };
 }
@@ -70,6 +82,7 @@ function plainSink(options: RenderOptions, view: TaskView): Sink {
     },
     reconnecting: () => say('(connection lost; resuming the stream)'),
     stop: () => {},
+    abandon: () => { if (printed !== '') options.out.write('\n'); },
     finish(task) {
       const answer = task.result || view.answer;
       if (answer.startsWith(printed)) options.out.write(answer.slice(printed.length));
@@ -102,6 +115,9 @@ function liveSink(options: RenderOptions, view: TaskView): Sink {
     },
     stop() {
       clearInterval(timer);
+    },
+    abandon() {
+      live.done();
     },
     finish(task) {
       live(treeLines(view, paint, '', '', Infinity, shortStatus(task.status)).join('\n'));
