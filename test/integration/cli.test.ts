@@ -17,6 +17,7 @@ const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-t
 const ANSI = /\u001b\[/;
 // eslint-disable-next-line no-control-regex
 const COLOUR = /\u001b\[[0-9;]*m/;
+const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
 /** Three agents (two in parallel, one after both) whose answers stream for a moment. */
 const threeAgents = JSON.stringify({
@@ -67,12 +68,14 @@ describe('the agentgate command line', () => {
     assert.equal(task.status, 'TASK_STATUS_COMPLETED');
     assert.equal(run.stdout, `${task.result}\n`, 'stdout is the answer alone');
     assert.doesNotMatch(run.stdout + run.stderr, ANSI, 'no escape codes when not a terminal');
+    assert.doesNotMatch(run.stderr, SPINNER, 'no spinner when not a terminal');
   });
 
   test('in a real terminal: a live tree with colours, each agent finishing, and the answer; NO_COLOR turns colours off', async () => {
     const run = await agentgateInTerminal(['submit', 'Compare the north and the south', '--mode', 'standard', '--context', threeAgents, '--stream'], as());
     assert.match(run.stdout, COLOUR, 'coloured on a terminal');
     assert.match(run.stdout, /\u001b\[\?25l/, 'the cursor is hidden while the tree is redrawn');
+    assert.match(run.stdout, SPINNER, 'a spinner while agents work');
     for (const agent of ['north', 'south', 'compare']) assert.match(run.stdout, new RegExp(`✓\\S* \\S*${agent}`));
     assert.match(run.stdout, /task completed/);
     assert.match(run.stdout, /Mock answer/);
@@ -119,6 +122,26 @@ describe('the agentgate command line', () => {
     const refused = await agentgate(['submit', 'x', '--session', 'not a valid id!'], as());
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /session_id/);
+  });
+
+  test('tasks events lists the history or follows it live (--json parses); Ctrl-C during --stream exits 130', async () => {
+    const done = JSON.parse((await agentgate(['--json', 'submit', 'history please', '--wait'], as())).stdout);
+    const history = JSON.parse((await agentgate(['--json', 'tasks', 'events', done.task_id], as())).stdout);
+    assert.equal(history[0].type, 'WORKFLOW_STARTED');
+    const followed = (await agentgate(['--json', 'tasks', 'events', done.task_id, '--follow'], as())).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(followed.at(-1).type, 'WORKFLOW_COMPLETED');
+    const plain = await agentgate(['tasks', 'events', done.task_id], as());
+    assert.match(plain.stdout, /^\s+1 {2}\S+ {2}WORKFLOW_STARTED/m);
+
+    const child = spawn(process.execPath, [BIN, 'submit', 'slow one', '--stream', '--context', '{"mock_delay_ms": 20000}'], { cwd: ROOT, env: { ...childEnv(), ...as() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    await new Promise<void>((resolve) => child.stderr.on('data', () => { if (/agent \S+ started/.test(stderr)) resolve(); }));
+    child.kill('SIGINT');
+    const [code] = await once(child, 'exit') as [number | null];
+    assert.equal(code, 130, stderr);
+    const taskId = /task ([0-9a-f-]{36})/.exec(stderr)![1];
+    await agentgate(['tasks', 'cancel', taskId], as());
   });
 
   test('a task that fails exits 1', async () => {
