@@ -9,12 +9,13 @@ import {
 } from '../../packages/sdk/src/index.ts';
 import { GENERATED_PATH, typesForDocument } from '../../packages/sdk/scripts/openapi-types.ts';
 import { registerAccount } from '../helpers/accounts.ts';
-import { startGateway, useGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
+import { useGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
 
 const authEnv = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 
 describe('the SDK against a gateway with authentication', () => {
   const gateway = useGateway({ env: authEnv });
+  const shared = gateway;
 
   test('its calls cover every route in /openapi.json, each declared by a method that exists', async () => {
     const document = (await gateway().request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
@@ -126,44 +127,47 @@ describe('the SDK against a gateway with authentication', () => {
     await assert.rejects(client.tasks.get(task_id, { signal: AbortSignal.abort(new Error('never sent')) }), /never sent/);
     await client.tasks.cancel(task_id);
   });
-});
 
-test('a stream opened by the SDK survives the server being killed and restarted mid-answer: gap-free, and the text is the stored result', async (t) => {
-  const gateway = await startGateway(t);
-  const client = new AgentgateClient({ baseUrl: gateway.url });
-  const { task_id } = await client.tasks.submit({ query: 'a long answer please', context: { mock_answer_words: 120, mock_delay_ms: 4_000 } });
-  const events: TaskEvent[] = [];
-  const reconnects: unknown[] = [];
-  let killed = false;
-  for await (const event of client.tasks.stream(task_id, { onReconnect: (info) => reconnects.push(info.reason) })) {
-    events.push(event);
-    if (!killed && events.filter((seen) => seen.type === 'LLM_PARTIAL').length === 10) {
-      killed = true;
-      await gateway.kill('SIGKILL');
-      await gateway.restart();
+  test('a submission retried by the SDK after a dropped response creates one task', async (t) => {
+    const gateway = shared();
+    const account = await registerAccount(gateway, 'sdk-retry');
+    const proxy = await dropFirstAnswerProxy(gateway, (request) => request.method === 'POST' && request.url === '/api/v1/tasks');
+    t.after(() => proxy.close());
+    const client = new AgentgateClient({ baseUrl: proxy.url, apiKey: account.apiKey, retry: { minDelayMs: 50 } });
+    const submitted = await client.tasks.submit({ query: 'exactly once' });
+    assert.equal(proxy.dropped(), 1, 'the first answer was dropped');
+    assert.equal(submitted.replayed, true, 'the retry got the stored first answer');
+    const { rows } = await gateway.sql.query(`select id from tasks where query = 'exactly once'`);
+    assert.deepEqual(rows.map((row) => row.id), [submitted.task_id]);
+    await client.tasks.wait(submitted.task_id);
+  });
+
+  // Last: it kills and restarts the gateway the other tests share.
+  test('a stream opened by the SDK survives the server being killed and restarted mid-answer: gap-free, and the text is the stored result', async () => {
+    const gateway = shared();
+    const account = await registerAccount(gateway, 'sdk-restart');
+    const client = new AgentgateClient({ baseUrl: gateway.url, apiKey: account.apiKey });
+    const { task_id } = await client.tasks.submit({ query: 'a long answer please', context: { mock_answer_words: 120, mock_delay_ms: 4_000 } });
+    const events: TaskEvent[] = [];
+    const reconnects: unknown[] = [];
+    let killed = false;
+    for await (const event of client.tasks.stream(task_id, { onReconnect: (info) => reconnects.push(info.reason) })) {
+      events.push(event);
+      if (!killed && events.filter((seen) => seen.type === 'LLM_PARTIAL').length === 10) {
+        killed = true;
+        await gateway.kill('SIGKILL');
+        await gateway.restart();
+      }
     }
-  }
-  assert.ok(killed && reconnects.length > 0, 'the stream was cut and resumed');
-  assert.deepEqual(events.map((event) => event.seq), events.map((_, index) => index + 1), 'no event lost or repeated');
-  assert.equal(events.at(-1)?.type, 'WORKFLOW_COMPLETED', 'the stream ended at the task\'s end');
-  const task = await client.tasks.get(task_id);
-  assert.equal(task.status, 'TASK_STATUS_COMPLETED');
-  assert.equal(answerText(events), task.result);
-  const deltas = events.filter((event) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true).map((event) => event.delta).join('');
-  assert.equal(deltas, task.result, 'the streamed text, joined across the restart, is the stored result');
-});
-
-test('a submission retried by the SDK after a dropped response creates one task', async (t) => {
-  const gateway = await startGateway(t);
-  const proxy = await dropFirstAnswerProxy(gateway, (request) => request.method === 'POST' && request.url === '/api/v1/tasks');
-  t.after(() => proxy.close());
-  const client = new AgentgateClient({ baseUrl: proxy.url, retry: { minDelayMs: 50 } });
-  const submitted = await client.tasks.submit({ query: 'exactly once' });
-  assert.equal(proxy.dropped(), 1, 'the first answer was dropped');
-  assert.equal(submitted.replayed, true, 'the retry got the stored first answer');
-  const { rows } = await gateway.sql.query(`select id from tasks where query = 'exactly once'`);
-  assert.deepEqual(rows.map((row) => row.id), [submitted.task_id]);
-  await client.tasks.wait(submitted.task_id);
+    assert.ok(killed && reconnects.length > 0, 'the stream was cut and resumed');
+    assert.deepEqual(events.map((event) => event.seq), events.map((_, index) => index + 1), 'no event lost or repeated');
+    assert.equal(events.at(-1)?.type, 'WORKFLOW_COMPLETED', 'the stream ended at the task\'s end');
+    const task = await client.tasks.get(task_id);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+    assert.equal(answerText(events), task.result);
+    const deltas = events.filter((event) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true).map((event) => event.delta).join('');
+    assert.equal(deltas, task.result, 'the streamed text, joined across the restart, is the stored result');
+  });
 });
 
 /** A 127.0.0.1 proxy to the gateway that forwards the first matching request, then drops its answer (closes the socket). */

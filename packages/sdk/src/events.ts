@@ -60,7 +60,6 @@ export class TaskView {
   error: string | undefined;
   private finalOutput: string | undefined;
   private streamedAnswer = '';
-  private unmarkedText = '';
 
   apply(event: TaskEvent): this {
     const payload = event.payload ?? {};
@@ -89,7 +88,6 @@ export class TaskView {
         const text = event.delta ?? event.message ?? '';
         if (agentId && !ENGINE_AGENTS.has(agentId)) this.touch(agentId, event).text += text;
         if (payload.final_answer === true) this.streamedAnswer += text;
-        else this.unmarkedText += text;
         break;
       }
       case 'LLM_OUTPUT':
@@ -115,9 +113,15 @@ export class TaskView {
     return this;
   }
 
-  /** The answer: the final output once it arrived, else the text streamed as the final answer so far. */
+  /**
+   * The answer: the final output once it arrived, else the text streamed as the final answer so far (else, when a
+   * single agent streamed text, that text: agents working in parallel are not mixed into one answer).
+   */
   get answer(): string {
-    return this.finalOutput ?? (this.streamedAnswer || this.unmarkedText);
+    if (this.finalOutput !== undefined) return this.finalOutput;
+    if (this.streamedAnswer !== '') return this.streamedAnswer;
+    const speakers = [...this.agents.values()].filter((agent) => agent.text !== '');
+    return speakers.length === 1 ? speakers[0].text : '';
   }
 
   private touch(id: string, event: TaskEvent): AgentState {

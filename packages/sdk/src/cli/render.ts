@@ -139,7 +139,7 @@ function treeLines(view: TaskView, paint: ReturnType<typeof colorsFor>, spin: st
     const branch = index === agents.length - 1 ? '└─' : '├─';
     const icon = agent.status === 'working' ? paint('cyan', spin || '…') : mark(agent.status, paint);
     const label = names.get(agent.id);
-    const detail = agent.status === 'working' ? agent.activity : `${agent.status === 'failed' ? 'failed' : 'finished'}${tokens(agent)}`;
+    const detail = agent.status === 'working' ? lastWords(agent.text) || agent.activity : `${agent.status === 'failed' ? 'failed' : 'finished'}${tokens(agent)}`;
     lines.push(`${branch} ${icon} ${paint('bold', agent.id)}${label ? paint('dim', ` ${truncate(label, 40)}`) : ''}  ${paint('dim', truncate(detail, 60))}`);
   });
   if (!finalStatus && view.answer) {
@@ -149,6 +149,11 @@ function treeLines(view: TaskView, paint: ReturnType<typeof colorsFor>, spin: st
   return lines;
 }
 
+/** The end of what an agent streamed so far, on one line. */
+const lastWords = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 60 ? `…${flat.slice(-59)}` : flat;
+};
 const mark = (status: 'completed' | 'failed' | string, paint: ReturnType<typeof colorsFor>) => (status === 'completed' ? paint('green', '✓') : paint('red', '✗'));
 const truncate = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 const tokens = (agent: AgentState) => (agent.outputTokens !== undefined ? ` (${(agent.inputTokens ?? 0) + agent.outputTokens} tokens)` : '');
