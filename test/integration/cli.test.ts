@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { registerAccount, type Account } from '../helpers/accounts.ts';
 import { childEnv } from '../helpers/child-env.ts';
@@ -56,9 +56,9 @@ describe('the agentgate command line', () => {
   const gateway = useGateway({ env: authEnv });
   let account: Account;
   const as = () => ({ AGENTGATE_URL: gateway().url, AGENTGATE_API_KEY: account.apiKey });
+  before(async () => { account = await registerAccount(gateway(), 'cli'); });
 
   test('submit --stream (piped): each agent finishing on stderr, the answer on stdout, exit 0, no escape codes', async () => {
-    account = await registerAccount(gateway(), 'cli');
     const run = await agentgate(['submit', 'Compare the north and the south', '--mode', 'standard', '--context', threeAgents, '--stream'], as());
     assert.equal(run.code, 0, run.stderr);
     for (const agent of ['north', 'south', 'compare']) assert.match(run.stderr, new RegExp(`✓ agent ${agent} finished`), run.stderr);
@@ -181,8 +181,14 @@ describe('the agentgate command line', () => {
     assert.equal(created.code, 0, created.stderr);
     const schedules = JSON.parse((await agentgate(['--json', 'schedules', 'ls'], env)).stdout);
     assert.equal(schedules.schedules.length, 1);
+    const created_key = JSON.parse((await agentgate(['--json', 'keys', 'create', '--name', 'ci', '--scopes', 'tasks:read'], env)).stdout);
+    assert.match(created_key.key, /^sk_/);
     const keys = JSON.parse((await agentgate(['--json', 'keys', 'ls'], env)).stdout);
-    assert.ok(keys.api_keys.length >= 1);
+    assert.ok(keys.api_keys.some((key: { id: string }) => key.id === created_key.id));
+    assert.equal((await agentgate(['keys', 'revoke', created_key.id], env)).code, 0);
+    assert.equal((await agentgate(['tasks', 'ls'], { ...env, AGENTGATE_API_KEY: created_key.key })).code, 3, 'the revoked key is refused');
+    const ran = JSON.parse((await agentgate(['--json', 'tools', 'run', 'calculator', '--args', '{"expression": "6 * 7"}'], env)).stdout);
+    assert.match(JSON.stringify(ran), /42/);
     const tools = JSON.parse((await agentgate(['--json', 'tools', 'ls'], env)).stdout);
     assert.ok(tools.tools.some((tool: { name: string }) => tool.name === 'calculator'));
     const health = await agentgate(['health', '--json'], env);
