@@ -166,3 +166,20 @@ test('each SDK call sends the method and path of the route it declares', async (
     }
   }
 });
+
+test('a stream whose server stays unreachable gives up with ConnectionError stream_lost; a 503 on opening is tried again', async (t) => {
+  const client = new AgentgateClient({ baseUrl: 'http://127.0.0.1:9' });
+  const lost = await (async () => { for await (const _ of client.tasks.stream('w', { reconnectForMs: 300 })) { /* nothing */ } })().catch((error: unknown) => error);
+  assert.ok(lost instanceof ConnectionError, String(lost));
+  assert.equal(lost.code, 'stream_lost');
+
+  const server = await standIn(t, (_request, response, _body, count) => {
+    if (count === 1) return json(response, 503, { error: 'starting' }, { 'retry-after': '0' });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.end(frame({ seq: 1, type: 'WORKFLOW_COMPLETED' }) + 'event: done\ndata: [DONE]\n\n');
+  });
+  const events: TaskEvent[] = [];
+  for await (const event of new AgentgateClient({ baseUrl: server.url }).tasks.stream('w')) events.push(event);
+  assert.deepEqual(events.map((event) => event.type), ['WORKFLOW_COMPLETED']);
+  assert.equal(server.requests.length, 2);
+});

@@ -10,7 +10,7 @@ export interface StreamOptions {
   types?: string[];
   /** Start after this event: a seq number or a stream id (`<ms>-<n>`); default: from the first event. */
   after?: number | string;
-  /** How long to keep reconnecting without receiving anything before giving up (ms, default 300 000). */
+  /** How long to keep trying to reconnect while the server cannot be reached before giving up (ms, default 300 000). */
   reconnectForMs?: number;
   /** Called before each reconnection, with the seq it resumes after and the reason. */
   onReconnect?: (info: { afterSeq: number | string; attempt: number; reason: unknown }) => void;
@@ -53,6 +53,8 @@ export async function* followTask(transport: StreamTransport, taskId: string, op
         if (isFinal(error)) throw error;
         reason = error;
       } else {
+        // Reachable: a server closing quiet streams after its inactivity timeout is not a lost stream.
+        quietSince = Date.now();
         for await (const frame of frames(response, signal)) {
           if (frame.event === 'done') return;
           const data = parse(frame.data);
