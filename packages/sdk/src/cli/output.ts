@@ -25,3 +25,5 @@ function cell(value: unknown): string {
 
 /** `TASK_STATUS_COMPLETED` → `completed`. */
 export const shortStatus = (status: string | undefined): string => (status ?? '').replace(/^TASK_STATUS_/, '').toLowerCase();
+
+export const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
