@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { registerAccount, type Account } from '../helpers/accounts.ts';
 import { childEnv } from '../helpers/child-env.ts';
-import { useGateway } from '../helpers/gateway.ts';
+import { useGateway, waitFor } from '../helpers/gateway.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'packages/sdk/bin/agentgate.mjs');
@@ -29,6 +29,9 @@ const threeAgents = JSON.stringify({
     ],
   },
 });
+
+/** util-linux `script` gives the command a real pseudo-terminal (Debian's bsdutils, always installed there). */
+const noTerminal = spawnSync('script', ['--version']).status === 0 ? false : 'util-linux `script` is not installed: no pseudo-terminal to test in';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -71,7 +74,7 @@ describe('the agentgate command line', () => {
     assert.doesNotMatch(run.stderr, SPINNER, 'no spinner when not a terminal');
   });
 
-  test('in a real terminal: a live tree with colours, each agent finishing, and the answer; NO_COLOR turns colours off', async () => {
+  test('in a real terminal: a live tree with colours, each agent finishing, and the answer; NO_COLOR turns colours off', { skip: noTerminal }, async () => {
     const run = await agentgateInTerminal(['submit', 'Compare the north and the south', '--mode', 'standard', '--context', threeAgents, '--stream'], as());
     assert.match(run.stdout, COLOUR, 'coloured on a terminal');
     assert.match(run.stdout, /\u001b\[\?25l/, 'the cursor is hidden while the tree is redrawn');
@@ -136,7 +139,7 @@ describe('the agentgate command line', () => {
     const child = spawn(process.execPath, [BIN, 'submit', 'slow one', '--stream', '--context', '{"mock_delay_ms": 20000}'], { cwd: ROOT, env: { ...childEnv(), ...as() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += chunk; });
-    await new Promise<void>((resolve) => child.stderr.on('data', () => { if (/agent \S+ started/.test(stderr)) resolve(); }));
+    await waitFor('the first agent to start', async () => (/agent \S+ started/.test(stderr) ? true : undefined));
     child.kill('SIGINT');
     const [code] = await once(child, 'exit') as [number | null];
     assert.equal(code, 130, stderr);
