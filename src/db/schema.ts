@@ -372,6 +372,8 @@ export interface SwarmAgentsTable {
   assignment: string | null;
   spawned_round: number;
   spawned_at: Timestamp;
+  model_tier: string | null;
+  paused_ms_at_spawn: Generated<string>;
   turns: Generated<number>;
   findings: string | null;
   error: string | null;

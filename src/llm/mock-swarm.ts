@@ -7,7 +7,8 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/
  * teammate, each publishes what it found and goes idle with findings that cite the pages; the lead passes a human's
  * message on, reassigns what is left and ends when every task is done. `mock.script` (context.mock_swarm) scripts it:
  * `tasks` (descriptions), `agents` (how many to spawn), `search_turns` (searches per agent), `reply` (the lead's own
- * answer); `fail_agents` is read by the workflow (the mock's `fail`).
+ * answer), `agent_tier` (the model tier agents are spawned with), `read_findings` (before closing, the lead reads the
+ * agents' findings files and answers from them); `fail_agents` is read by the workflow (the mock's `fail`).
  */
 export const SWARM_PURPOSES = ['swarm-lead', 'swarm-agent'] as const;
 
@@ -16,6 +17,8 @@ interface SwarmScript {
   agents?: number;
   search_turns?: number;
   reply?: string;
+  agent_tier?: string;
+  read_findings?: boolean;
 }
 
 const NAMES = ['ada', 'ben', 'cleo', 'dev', 'eve', 'finn', 'gus', 'hana', 'ivo', 'jun', 'kai', 'lia', 'max', 'nia', 'oto', 'pia'];
@@ -34,6 +37,9 @@ interface LeadState {
   tasks: Array<{ id: string; description: string; status: string; owner: string | null; depends_on: string[] }>;
   agents: Array<{ name: string; status: string; assignment: string | null }>;
   humanMessages: string[];
+  sessionFiles?: string[];
+  filesRead?: Array<{ path: string; content?: string; error?: string }>;
+  readsLeft?: number;
 }
 
 function leadDecision(state: LeadState, script: SwarmScript) {
@@ -42,7 +48,7 @@ function leadDecision(state: LeadState, script: SwarmScript) {
   const reasons: string[] = [];
   for (const message of state.humanMessages) {
     reasons.push(`The user wrote: "${message}". I pass it on to the team.`);
-    actions.push({ type: 'broadcast', message: `From the user: ${message}` });
+    actions.push({ type: 'broadcast', message: `From the user: ${message}` }, { type: 'interim_reply', message: `Noted: "${message.slice(0, 200)}". The team takes it into account.` });
   }
   const idle = state.agents.filter((agent) => agent.status === 'idle');
   const done = new Set(state.tasks.filter((task) => task.status === 'completed').map((task) => task.id));
@@ -55,11 +61,22 @@ function leadDecision(state: LeadState, script: SwarmScript) {
   const working = state.agents.some((agent) => agent.status === 'active');
   const finished = state.tasks.every((task) => task.status === 'completed' || task.status === 'cancelled');
   if (!working && actions.length === 0 && (finished || idle.length === 0)) {
+    const findings = (state.sessionFiles ?? []).filter((path) => path.startsWith('findings/')).slice(0, 3);
+    const read = state.filesRead ?? [];
+    if (script.read_findings && read.length === 0 && findings.length > 0 && (state.readsLeft ?? 0) > 0) {
+      return { reasoning: 'Reading the team\'s findings before answering.', actions: [{ type: 'file_read', paths: findings }] };
+    }
     reasons.push(finished ? 'Every task is completed.' : 'Nobody is left to work on the rest.');
-    actions.push({ type: 'done', ...(script.reply ? { reply: script.reply } : {}) });
+    const reply = script.read_findings && read.length > 0 ? answerFromFiles(read) : script.reply;
+    if (read.length > 0) reasons.push(`I read ${read.map((file) => file.path).join(', ')}.`);
+    actions.push({ type: 'done', ...(reply ? { reply } : {}) });
   }
   if (actions.length === 0) actions.push({ type: 'noop' });
   return { reasoning: reasons.join(' ') || `Round ${state.round}: the team is still working.`, actions };
+}
+
+function answerFromFiles(files: NonNullable<LeadState['filesRead']>): string {
+  return ['What the team wrote down:', ...files.map((file) => `- ${file.path}: ${(file.content ?? file.error ?? '').replace(/\s+/g, ' ').slice(0, 300)}`)].join('\n');
 }
 
 function plan(state: LeadState, script: SwarmScript) {
@@ -68,6 +85,7 @@ function plan(state: LeadState, script: SwarmScript) {
   const count = script.agents ?? tasks.length;
   const spawns = Array.from({ length: count }, (_, index) => ({
     type: 'spawn_agent', name: NAMES[index % NAMES.length] + (index >= NAMES.length ? String(index) : ''), role: 'research',
+    ...(script.agent_tier ? { model_tier: script.agent_tier } : {}),
     ...(tasks[index] ? { task_id: tasks[index].id } : {}),
   }));
   return {

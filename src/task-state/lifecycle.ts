@@ -42,6 +42,7 @@ export async function markCompleted(transaction: Db, taskId: string, completed: 
     completed_at: sql`now()` as never,
     updated_at: sql`now()` as never,
   }).where('id', '=', taskId).execute();
+  await releaseReservations(transaction, taskId);
 }
 
 /** What a task produced before it failed or ran out of time, stored beside the error. */
@@ -62,4 +63,13 @@ export async function markEnded(transaction: Db, taskId: string, status: 'FAILED
     }),
     completed_at: sql`now()` as never, updated_at: sql`now()` as never,
   }).where('id', '=', taskId).execute();
+  await releaseReservations(transaction, taskId);
+}
+
+/**
+ * A task that has ended sets no tokens aside: a call it reserved for and never made (a turn cancelled before its
+ * call, a step that failed between) would otherwise count against its session's budget for good.
+ */
+async function releaseReservations(transaction: Db, taskId: string): Promise<void> {
+  await transaction.deleteFrom('token_reservations').where('task_id', '=', taskId).execute();
 }

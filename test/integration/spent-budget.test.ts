@@ -47,6 +47,8 @@ describe('a spent token budget, mode by mode', () => {
         return hasPaused || types.includes('STREAM_END') ? { task, types } : undefined;
       });
       assert.equal(paused.task.status, 'TASK_STATUS_PAUSED', `ended instead: ${paused.task.error}`);
+      const { rows: [spent] } = await gateway().sql.query('select coalesce(sum(total_tokens), 0)::int as tokens from usage_records where task_id = $1', [taskId]);
+      assert.ok(spent.tokens <= Number((submission.context as { token_budget: number }).token_budget), `${spent.tokens} tokens spent within the budget`);
       assert.equal((await gateway().request('GET', `/api/v1/tasks/${taskId}/control-state`)).body.pause_reason, 'budget');
       assert.deepEqual(paused.types.filter((type) => type === 'ERROR_OCCURRED' || type === 'ERROR_RECOVERY'), [], 'no part failed or fell back');
 
@@ -58,6 +60,24 @@ describe('a spent token budget, mode by mode', () => {
       assert.equal(types.filter((type) => type === 'WORKFLOW_COMPLETED').length, 1);
       assert.deepEqual(types.filter((type) => type === 'ERROR_OCCURRED'), []);
     });
+  }
+});
+
+// A swarm round sets aside an allowance for all its turns at once (round-reservation.ts), far more than they use: a
+// budget that holds the swarm's calls (about 6,000 tokens here) must never pause it for what was merely set aside.
+test('a swarm within its budget completes without a pause, whether its rounds reserve together (roomy) or each turn for itself (tight)', async (t) => {
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture' } });
+  for (const tokenBudget of [12_000, 100_000]) {
+    const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'List three rivers. List three mountains.', context: { force_swarm: true, token_budget: tokenBudget } });
+    assert.equal(submitted.status, 200, submitted.text);
+    const taskId = submitted.body.task_id;
+    const task = await waitForTask(gateway, taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    assert.ok(!(await eventTypes(gateway, taskId)).includes('WORKFLOW_PAUSED'), `budget ${tokenBudget}: not paused`);
+    const { rows: [used] } = await gateway.sql.query('select coalesce(sum(total_tokens), 0)::int as tokens from usage_records where task_id = $1', [taskId]);
+    assert.ok(used.tokens <= tokenBudget, `${used.tokens} tokens used of ${tokenBudget}`);
+    const { rows: [held] } = await gateway.sql.query('select count(*)::int as n from token_reservations where task_id = $1', [taskId]);
+    assert.equal(held.n, 0, 'the ended task holds no reservation');
   }
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 const QUESTION = 'How do geothermal power plants make electricity, and how does tidal power work?';
 
@@ -100,4 +101,24 @@ test('an agent past agent_timeout_seconds fails and the lead hears of it; with e
   const heard = events.find((event) => event.type === 'LEAD_DECISION' && event.payload.woken_by?.some((reason: string) => /timed out/.test(reason)));
   assert.ok(heard, 'the lead was woken by the time-outs');
   assert.ok(events.some((event) => event.type === 'ERROR_RECOVERY' && event.payload.recovery === 'swarm_fallback'));
+});
+
+test('time the swarm spends paused does not count toward agent_timeout_seconds', async (t) => {
+  const timeoutSeconds = 3;
+  const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture', SWARM_AGENT_TIMEOUT_SECONDS: String(timeoutSeconds) } });
+  const answer = await gateway.request('POST', '/api/v1/tasks', { query: QUESTION, context: { force_swarm: true, mock_delay_ms: 100, mock_swarm: { search_turns: 2 } } });
+  assert.equal(answer.status, 200, answer.text);
+  const taskId = answer.body.task_id as string;
+  const count = async (type: string) => (await gateway.sql.query('select count(*)::int as n from task_events where task_id = $1 and type = $2', [taskId, type])).rows[0].n as number;
+  await waitFor('the agents to start', async () => ((await count('AGENT_STARTED')) >= 2 ? true : undefined), 30_000);
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${taskId}/pause`, {})).status, 202);
+  await waitFor('WORKFLOW_PAUSED', async () => ((await count('WORKFLOW_PAUSED')) === 1 ? true : undefined), 30_000);
+  await sleep((timeoutSeconds + 1) * 1000);
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${taskId}/resume`, {})).status, 202);
+  const task = await waitForTask(gateway, taskId, 60_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  const { rows } = await gateway.sql.query(`select message from task_events where task_id = $1 and type = 'ERROR_OCCURRED'`, [taskId]);
+  assert.deepEqual(rows.map((row) => row.message), [], 'no agent timed out for the time paused');
+  assert.equal(task.mode, 'swarm');
+  assert.equal(task.metadata.workflow_type, 'swarm', 'answered by the swarm, not the fallback');
 });

@@ -65,6 +65,40 @@ describe('the swarm over the fixture corpus (mock model, no keys)', () => {
   });
 });
 
+describe('the lead\'s own tools: file_read and a model tier per agent', () => {
+  const gateway = useGateway({ env: { WEB_SEARCH_PROVIDER: 'fixture' } });
+
+  it('reads the agents\' findings files before answering from them, and agents run on the tier the lead spawned them with', async () => {
+    const taskId = await submitSwarm(gateway(), { mock_swarm: { read_findings: true, agent_tier: 'small' } });
+    const task = await waitForTask(gateway(), taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const events = await eventsOf(gateway(), taskId);
+    const read = events.find((event) => event.type === 'LEAD_TOOL_CALL');
+    assert.equal(read?.payload.tool, 'file_read');
+    assert.ok(read.payload.paths.length >= 2 && read.payload.paths.every((path: string) => path.startsWith('findings/')), JSON.stringify(read?.payload));
+    const decision = events.find((event) => event.type === 'LEAD_DECISION' && event.seq > read.seq);
+    assert.match(decision.message, /I read findings\//);
+    assert.match(task.result, /^What the team wrote down:/);
+    assert.match(task.result, /https:\/\/corpus\.agentgate\.example\//, 'the answer quotes the files');
+    assert.ok(events.filter((event) => event.type === 'AGENT_STARTED' && event.payload?.role).every((event) => event.payload.model_tier === 'small'));
+    const { rows } = await gateway().sql.query(`select distinct agent_id, model from usage_records where task_id = $1 and call_key like '%swarm:%'`, [taskId]);
+    const models = (agent: (id: string) => boolean) => new Set(rows.filter((row) => agent(row.agent_id)).map((row) => row.model));
+    assert.deepEqual(models((id) => id !== 'swarm-lead'), new Set(['mock-small']), 'agents on the small tier');
+    assert.deepEqual(models((id) => id === 'swarm-lead'), new Set(['mock-medium']), 'the lead on its own');
+    const { rows: [calls] } = await gateway().sql.query(`select count(*)::int as n from usage_records where task_id = $1 and agent_id = 'swarm-lead'`, [taskId]);
+    assert.equal(calls.n, events.filter((event) => event.type === 'LEAD_DECISION').length + 1, 'the read is a model call of its own, counted');
+  });
+
+  it('a tier that does not exist is refused by name, and the swarm falls back to normal routing', async () => {
+    const taskId = await submitSwarm(gateway(), { mock_swarm: { agent_tier: 'huge' } });
+    const task = await waitForTask(gateway(), taskId, 60_000);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    const events = await eventsOf(gateway(), taskId);
+    assert.ok(events.some((event) => event.type === 'WARNING' && /model_tier huge is not one of small, medium, large/.test(event.message)));
+    assert.ok(events.some((event) => event.type === 'ERROR_RECOVERY' && event.payload?.recovery === 'swarm_fallback'), JSON.stringify(events.filter((event) => event.type === 'ERROR_RECOVERY')));
+  });
+});
+
 async function waitForEvent(gateway: Gateway, taskId: string, matches: (event: any) => boolean, description: string, timeoutMs = 60_000) {
   return waitFor(description, async () => (await eventsOf(gateway, taskId)).find(matches), timeoutMs);
 }
@@ -103,6 +137,10 @@ describe('human messages to a running swarm', () => {
     assert.ok(next, 'a lead decision after the message');
     assert.deepEqual(next.payload.human_messages, [message]);
     assert.match(next.message, /which of the two is older/);
+    const interim = events.find((event) => event.type === 'LLM_OUTPUT' && event.agent_id === 'swarm-lead' && event.seq > received.seq);
+    assert.ok(interim?.payload.interim, 'the lead answers the user at once with an interim reply');
+    assert.match(interim.message, /which of the two is older/);
+    assert.notEqual(task.result, interim.message, 'the interim reply is not the answer');
     const turns = await gateway().request('GET', `/api/v1/sessions/${task.session_id}/events`, undefined, withKey(owner));
     assert.equal(turns.status, 200, turns.text);
     assert.ok(turns.body.turns[0].events.some((event: any) => event.type === 'MESSAGE_RECEIVED' && event.message === message), 'in the session history');

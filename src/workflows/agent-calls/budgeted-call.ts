@@ -39,11 +39,19 @@ export interface BudgetedCall<T> {
   /** Default: the reservation alone, and the 100 % threshold when a budget is spent. */
   open?: Opening;
   /**
+   * Tokens a commit before the call already set aside under `callKey` (a swarm round's, for all its turns): used
+   * without opening when the request's estimate fits them, else the call opens as usual.
+   */
+  reserved?: PriorReservation;
+  /**
    * Chosen once the answer is known: the settlement's commit, or `later` when the caller settles the usage in its own
    * next commit (a tool turn's, with the next turn's reservation). Default: the usage and the thresholds crossed.
    */
   settle?: (result: ModelTextResult) => Closing<T> | 'later';
 }
+
+/** A reservation made ahead of the call: the input it was estimated for and the answer it allows. */
+export interface PriorReservation { estimatedInput: number; maxOutputTokens: number }
 
 export type BudgetedOutcome<T> =
   /** `closed` is the closing's result; undefined when the call was settled `later`. */
@@ -60,6 +68,9 @@ export type BudgetedOutcome<T> =
  * thresholds crossed in another commit. A call that fails gives its reservation back.
  */
 export async function callModelWithinBudget<T = undefined>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>, cancel: AbortSignal): Promise<BudgetedOutcome<T>> {
+  if (call.reserved && estimateRequest(call.request) <= call.reserved.estimatedInput) {
+    return streamAndSettle(deps, task, call, call.reserved.maxOutputTokens, cancel);
+  }
   for (;;) {
     const opened = await openCall(deps, task, call);
     if (opened === undefined) return { declined: true };
@@ -69,7 +80,7 @@ export async function callModelWithinBudget<T = undefined>(deps: Deps, task: Tas
 }
 
 async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>): Promise<Reservation | undefined> {
-  const estimatedInput = estimateTokens(call.request.system ?? '', ...call.request.messages.map(messageText));
+  const estimatedInput = estimateRequest(call.request);
   const open = call.open ?? reservationAlone;
   return changeTask(deps, task.id, 'workflow', async (transaction, row) => {
     allowForWaitsInSteps(task, row);
@@ -131,6 +142,10 @@ function streamTarget<T>(call: BudgetedCall<T>): Pick<StreamModelTextRequest, 'o
     onFallback: (fallback) => stream.events.emit([recoveryEvent(stream.stepKey, call.agentId, fallback)]),
   };
 }
+
+/** The input tokens a request is reserved for (chars / 4). */
+export const estimateRequest = (request: Pick<ModelRequest, 'system' | 'messages'>) =>
+  estimateTokens(request.system ?? '', ...request.messages.map(messageText));
 
 const messageText = (message: ModelRequest['messages'][number]) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content, withoutImageBytes));
 

@@ -61,6 +61,27 @@ export async function reserveTokensWithin(transaction: Db, config: Readonly<Conf
   return { granted: true, maxOutputTokens };
 }
 
+export interface CallEstimate { callKey: string; estimatedInput: number; wantedOutput: number }
+
+/**
+ * Sets tokens aside for several calls about to run at once (a swarm round's turns) in the caller's transaction, all or
+ * none: only while every token budget keeps `spare` tokens of room after them, so that other calls (the task's own
+ * later ones, the session's other tasks) are not refused for tokens these merely hold. Never under a cost budget,
+ * whose prices each call reserves exactly on its own. True when they were reserved.
+ */
+export async function reserveTogether(transaction: Db, config: Readonly<Config>, task: BudgetOwner, calls: CallEstimate[], spare: number): Promise<boolean> {
+  if (calls.length === 0) return false;
+  const states = await lockBudgets(transaction, config, task, undefined);
+  if (states.some((state) => state.scope === 'run')) return false;
+  const total = calls.reduce((sum, call) => sum + call.estimatedInput + call.wantedOutput, 0);
+  if (states.some((state) => state.budget - state.used < total + spare)) return false;
+  await transaction.insertInto('token_reservations')
+    .values(calls.map((call) => ({ call_key: call.callKey, task_id: task.id, session_id: task.sessionId, tokens: call.estimatedInput + call.wantedOutput, cost_usd: 0 })))
+    .onConflict((conflict) => conflict.column('call_key').doUpdateSet((eb) => ({ tokens: eb.ref('excluded.tokens'), cost_usd: 0 })))
+    .execute();
+  return true;
+}
+
 const priceOf = (limit: CostPrices, inputTokens: number, outputTokens: number) =>
   (inputTokens * limit.inputPerMillion + outputTokens * limit.outputPerMillion) / 1_000_000;
 
@@ -96,7 +117,7 @@ export async function releaseTokens(db: Db, callKey: string): Promise<void> {
 /** What a reservation needs to know of its task: which budgets it draws on. */
 export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;
 
-async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string): Promise<BudgetState[]> {
+async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
   // Task row first, as every task state change does (src/task-state/change-task.ts), then the session's.
   await sql`select 1 from tasks where id = ${task.id} for no key update`.execute(db);
   await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);

@@ -30,5 +30,8 @@ export interface TaskSnapshot {
   inStepWaitMs?: number;
 }
 
+/** How long the task has been paused so far: what its checkpoints and in-step waits moved its deadline by. */
+export const timePausedMs = (task: TaskSnapshot) => (task.timeoutSeconds === undefined ? 0 : task.deadlineMs - task.startedAtMs - task.timeoutSeconds * 1000);
+
 /** One agent's model answer: the call's result and which agent gave it. */
 export type AgentAnswer = ModelTextResult & { agentId: string };

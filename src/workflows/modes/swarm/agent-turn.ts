@@ -3,7 +3,10 @@ import type { SwarmAgentStatus } from '../../../db/schema.ts';
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
+import type { ModelTier } from '../../../llm/model-catalog.ts';
+import { modelTiers } from '../../../llm/model-catalog-schema.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
+import type { PriorReservation } from '../../agent-calls/budgeted-call.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { readControl, type ControlFlags } from '../../runtime/checkpoint.ts';
@@ -11,7 +14,8 @@ import { endsTheTask } from '../../runtime/control-errors.ts';
 import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { AgentActionSchema, type AgentAction } from './swarm-answers.ts';
-import { askSwarmModel } from './swarm-call.ts';
+import { askSwarmModel, swarmCallKey } from './swarm-call.ts';
+import { timeIsUp, turnProgress } from './round-reservation.ts';
 import { swarmMock, taskListEvent } from './swarm-events.ts';
 import { agentPrompt, type AgentView } from './swarm-prompts.ts';
 import {
@@ -51,51 +55,50 @@ export interface PlayedTurn extends TurnOutcome {
  * (task, agent, round): a re-run after a crash that finds it recorded replays it without calling the model again.
  * A model that fails fails the agent, not the swarm (spec 4.2 rule 9).
  */
-export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: number): Promise<PlayedTurn> {
+export function takeTurn(deps: Deps, task: TaskSnapshot, name: string, round: number, reserved: PriorReservation | undefined): Promise<PlayedTurn> {
   const stepKey = turnStepName(name, round);
   return runTaskStep(deps, stepKey, () => withCancelWatch(deps, task.id, async (cancel) => {
-    const outcome = await turnOf(deps, task, name, round, cancel);
+    const outcome = await turnOf(deps, task, name, round, reserved, cancel);
     const [leadHasMail, tokens, control] = await Promise.all([hasUnread(deps.db, task.id, LEAD, round), tokensUsed(deps.db, task.id), readControl(deps, task.id)]);
     return { ...outcome, leadHasMail, tokens, endedAtMs: Date.now(), control };
   }));
 }
 
-async function turnOf(deps: Deps, task: TaskSnapshot, name: string, round: number, cancel: AbortSignal): Promise<TurnOutcome> {
+async function turnOf(deps: Deps, task: TaskSnapshot, name: string, round: number, reserved: PriorReservation | undefined, cancel: AbortSignal): Promise<TurnOutcome> {
   const stepKey = turnStepName(name, round);
   const [team, recorded] = await Promise.all([readAgents(deps.db, task.id), readTurn(deps.db, task.id, name, round)]);
   const agent = team.find((candidate) => candidate.name === name);
   if (agent && recorded) return recordedOutcome(agent, recorded);
   if (!agent || agent.status !== 'active') return { agent: name, status: agent?.status ?? 'shutdown', action: 'none', modelCalls: 0 };
   const turn: Turn = { deps, task, agent, team, round, stepKey };
-  const { agentTimeoutSeconds } = deps.config.swarm;
-  if (agent.spawnedAt.getTime() + agentTimeoutSeconds * 1000 <= Date.now()) {
-    await failAgent(turn, `timed out after agent_timeout_seconds (${agentTimeoutSeconds})`);
+  if (timeIsUp(deps, task, agent)) {
+    await failAgent(turn, `timed out after agent_timeout_seconds (${deps.config.swarm.agentTimeoutSeconds})`);
     return { agent: name, status: 'failed', action: 'timed_out', modelCalls: 0 };
   }
   try {
-    return await playTurn(turn, cancel);
+    return await playTurn(turn, reserved, cancel);
   } catch (error) {
     if (endsTheTask(error) || deps.handingOver.aborted) throw error;
     return failAgent(turn, error instanceof Error ? error.message : String(error));
   }
 }
 
-async function playTurn(turn: Turn, cancel: AbortSignal): Promise<TurnOutcome> {
+async function playTurn(turn: Turn, reserved: PriorReservation | undefined, cancel: AbortSignal): Promise<TurnOutcome> {
   const { deps, task, agent, round, stepKey } = turn;
   const view = await agentView(turn);
   const outcome = await askSwarmModel(deps, task, {
-    agentId: agent.name, stepKey, prompt: agentPrompt(view), schema: AgentActionSchema, tier: 'medium',
+    agentId: agent.name, stepKey, prompt: agentPrompt(view), schema: AgentActionSchema, tier: tierOf(agent),
     mock: swarmMock(task.context, 'swarm-agent', agent.name),
-    opening: [{
-      type: 'PROGRESS', agentId: agent.name, message: `${agent.name}: turn ${view.turn}`,
-      payload: { stage: 'agent_iteration', agent: agent.name, turn: view.turn, round }, dedupeKey: `${stepKey}:progress`,
-    }],
+    opening: [turnProgress(agent.name, view.turn, round, stepKey)],
+    reserved,
     prepare: (answer) => (answer.ok ? runTurnTools(turn, view, answer.value, cancel) : Promise.resolve({})),
     effect: (transaction, answer, result, tools) => applyAction(turn, view, transaction, answer.ok ? answer.value : { action: 'invalid' as never, reasoning: answer.problem }, result, tools),
   }, cancel);
   if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
   return outcome.applied.outcome;
 }
+
+const tierOf = (agent: SwarmAgent): ModelTier => modelTiers.find((tier) => tier === agent.modelTier) ?? 'medium';
 
 interface Applied {
   outcome: TurnOutcome;
@@ -179,7 +182,11 @@ function recordedOutcome(agent: SwarmAgent, recorded: { action: unknown }): Turn
 
 async function failAgent(turn: Turn, error: string): Promise<TurnOutcome> {
   const { deps, task, agent, stepKey } = turn;
-  await changeTask(deps, task.id, 'workflow', async (transaction) => ({ events: await markFailed(transaction, task.id, agent, error, stepKey) }));
+  await changeTask(deps, task.id, 'workflow', async (transaction) => {
+    // Tokens the round set aside for a turn that will not call the model go back.
+    await transaction.deleteFrom('token_reservations').where('call_key', '=', swarmCallKey(task, stepKey)).execute();
+    return { events: await markFailed(transaction, task.id, agent, error, stepKey) };
+  });
   return { agent: agent.name, status: 'failed', action: 'failed', modelCalls: 1 };
 }
 

@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
-import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { timePausedMs, type TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { modelTiers } from '../../../llm/model-catalog-schema.ts';
 import type { LeadAction } from './swarm-answers.ts';
 import { LEAD_AGENT_ID, taskListEvent } from './swarm-events.ts';
 import { insertAgent, insertMessages, LEAD, readAgents, readTasks, updateAgent, updateTask, upsertTask, type SwarmAgent, type SwarmTask } from './swarm-queries.ts';
@@ -53,6 +54,8 @@ async function applyAction(board: Board, action: LeadAction): Promise<void> {
     case 'send_message': return sendMessages(board, [action.to ?? action.name ?? ''], action.message ?? '');
     case 'broadcast': return sendMessages(board, board.agents.filter((agent) => agent.status === 'active' || agent.status === 'idle').map((agent) => agent.name), action.message ?? '');
     case 'shutdown_agent': return shutdownAgent(board, action.name ?? '');
+    case 'interim_reply': return interimReply(board, action.message ?? '');
+    case 'file_read': return refuse(board, `file_read ${(action.paths ?? []).join(', ')}: no reads are left for this decision`);
     default: return undefined;
   }
 }
@@ -78,12 +81,17 @@ async function spawnAgent(board: Board, action: LeadAction): Promise<void> {
   if (board.agents.some((agent) => agent.name === name)) return refuse(board, `spawn_agent ${name}: there is already an agent of that name`);
   if (!isSwarmRole(role)) return refuse(board, `spawn_agent ${name}: role ${role} is not available to swarm agents (${SWARM_ROLES.join(', ')})`);
   if (board.agents.length >= limit) return refuse(board, `spawn_agent ${name}: the swarm has reached max_agents (${limit})`);
+  const modelTier = action.model_tier?.trim() || null;
+  if (modelTier !== null && !modelTiers.some((tier) => tier === modelTier)) return refuse(board, `spawn_agent ${name}: model_tier ${modelTier} is not one of ${modelTiers.join(', ')}`);
   const assignment = action.task_id && assignable(board, action.task_id) ? action.task_id : null;
-  await insertAgent(transaction, task.id, { name, role, assignment }, round);
+  await insertAgent(transaction, task.id, { name, role, assignment, modelTier, pausedMs: timePausedMs(task) }, round);
   if (assignment) await claimTask(board, assignment, name);
   board.agents = await readAgents(transaction, task.id);
   board.teamChanged = true;
-  board.events.push({ type: 'AGENT_STARTED', agentId: name, message: `${name} (${role}) joins the team${assignment ? ` for ${assignment}` : ''}`, payload: { role, task_id: assignment } });
+  board.events.push({
+    type: 'AGENT_STARTED', agentId: name, message: `${name} (${role}) joins the team${assignment ? ` for ${assignment}` : ''}`,
+    payload: { role, task_id: assignment, ...(modelTier ? { model_tier: modelTier } : {}) },
+  });
 }
 
 async function assignTask(board: Board, name: string, taskId: string): Promise<void> {
@@ -123,6 +131,12 @@ async function shutdownAgent(board: Board, name: string): Promise<void> {
   board.tasks = await readTasks(board.transaction, board.task.id);
   board.teamChanged = true;
   board.events.push({ type: 'AGENT_COMPLETED', agentId: name, message: `${name} was shut down by the lead`, payload: { shutdown: true } });
+}
+
+/** A reply to the user while the team works (reference §1.10): an LLM_OUTPUT of the lead, not the task's answer. */
+function interimReply(board: Board, text: string): void {
+  if (text.trim() === '') return refuse(board, 'interim_reply: no message');
+  board.events.push({ type: 'LLM_OUTPUT', agentId: LEAD_AGENT_ID, message: text.trim().slice(0, 8000), payload: { interim: true, round: board.round } });
 }
 
 function refuse(board: Board, reason: string): void {

@@ -11,14 +11,15 @@ import { LeadDecisionSchema, type LeadDecision } from './swarm-answers.ts';
 import { askSwarmModel } from './swarm-call.ts';
 import { LEAD_AGENT_ID, swarmMock } from './swarm-events.ts';
 import { leadPrompt, snippetOf } from './swarm-prompts.ts';
+import { LEAD_FILE_READS, listSessionFiles, pathsToRead, readSessionFiles, type LeadFile } from './lead-files.ts';
 import { insertTurn, LEAD, markRead, readAgents, readInbox, readTasks, readTurn, readWorkspace, type SwarmAgent } from './swarm-queries.ts';
 import { tokensUsed } from './swarm-findings.ts';
 import { SWARM_ROLES } from './swarm-roles.ts';
 
 /** What the round goes on with after the lead's step. */
 export interface LeadOutcome {
-  /** The model was asked (the lead was woken). */
-  called: boolean;
+  /** Model calls the lead made (0 when nothing woke it; more than 1 when it read files before deciding). */
+  calls: number;
   done: boolean;
   /** The lead's own reply, when it closed the swarm with one. */
   reply?: AgentAnswer;
@@ -38,6 +39,8 @@ interface Wake {
   round: number;
   /** Agents that went idle or failed this round. */
   events: string[];
+  /** Model calls the swarm may still make before max_total_llm_calls, the synthesis's kept aside. */
+  callsLeft: number;
 }
 
 /**
@@ -60,32 +63,56 @@ async function leadDecides(deps: Deps, task: TaskSnapshot, wake: Wake, cancel: A
     readAgents(deps.db, task.id), readInbox(deps.db, task.id, LEAD, round), readTurn(deps.db, task.id, LEAD, round),
   ]);
   const tokens = await tokensUsed(deps.db, task.id);
-  if (recorded) return outcomeOf(agents, tokens, recorded.action as LeadDecision, { ...(recorded.answered_by as ModelTextResult), text: '' }, true);
+  if (recorded) return outcomeOf(agents, tokens, recorded.action as LeadDecision, { ...(recorded.answered_by as ModelTextResult), text: '' }, 1);
   const wokenBy = [...wake.events, ...(inbox.length > 0 ? ['message'] : []), ...(round > 0 && round % deps.config.swarm.leadCheckpointRounds === 0 ? ['checkpoint'] : [])];
-  if (round > 0 && wokenBy.length === 0) return outcomeOf(agents, tokens, undefined, undefined, false);
-  const [tasks, workspace] = await Promise.all([readTasks(deps.db, task.id), readWorkspace(deps.db, task.id, deps.config.swarm.workspaceMaxEntries)]);
+  if (round > 0 && wokenBy.length === 0) return outcomeOf(agents, tokens, undefined, undefined, 0);
+  const [tasks, workspace, sessionFiles] = await Promise.all([
+    readTasks(deps.db, task.id), readWorkspace(deps.db, task.id, deps.config.swarm.workspaceMaxEntries), listSessionFiles(deps, task),
+  ]);
   const humanMessages = inbox.filter((message) => message.sender === 'user').map((message) => message.body);
-  const outcome = await askSwarmModel(deps, task, {
-    agentId: LEAD_AGENT_ID, stepKey: `swarm:lead:${round}`, tier: 'medium', schema: LeadDecisionSchema,
-    mock: swarmMock(task.context, 'swarm-lead'),
-    opening: round === 0 ? [{ type: 'PROGRESS', agentId: LEAD_AGENT_ID, message: 'Planning the swarm', payload: { stage: 'planning' }, dedupeKey: 'swarm:planning' }] : [],
-    prompt: leadPrompt({
-      query: task.query, round, wokenBy: round === 0 ? ['start'] : wokenBy, tasks,
-      agents: agents.map(({ name, role, status, assignment, findings, error }) => ({ name, role, status, assignment, findings, error })),
-      humanMessages, inbox: inbox.filter((message) => message.sender !== 'user').map(({ sender, body }) => ({ sender, body })),
-      workspace: workspace.map((entry) => snippetOf(entry, deps.config.swarm.workspaceSnippetChars)),
-      roles: [...SWARM_ROLES], maxAgents: deps.config.swarm.maxAgents,
-    }),
-    prepare: async () => undefined,
-    effect: async (transaction, answer, result) => {
-      const decision: LeadDecision = answer.ok ? answer.value : { reasoning: `the lead's answer was not a decision (${answer.problem}): nothing changes`, actions: [{ type: 'noop' }] };
-      const events = await recordDecision(deps, task, transaction, { round, wokenBy, humanMessages, inboxIds: inbox.map((message) => message.id) }, decision, result);
-      return { events, result: decision };
-    },
-  }, cancel);
-  if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
-  return outcomeOf(await readAgents(deps.db, task.id), await tokensUsed(deps.db, task.id), outcome.applied, outcome.result, true);
+  const reading: Reading = { round, wokenBy, humanMessages, inboxIds: inbox.map((message) => message.id) };
+  const view = {
+    query: task.query, round, wokenBy: round === 0 ? ['start'] : wokenBy, tasks,
+    agents: agents.map(({ name, role, status, assignment, findings, error }) => ({ name, role, status, assignment, findings, error })),
+    humanMessages, inbox: inbox.filter((message) => message.sender !== 'user').map(({ sender, body }) => ({ sender, body })),
+    workspace: workspace.map((entry) => snippetOf(entry, deps.config.swarm.workspaceSnippetChars)),
+    sessionFiles, filesRead: [] as LeadFile[],
+    roles: [...SWARM_ROLES], maxAgents: deps.config.swarm.maxAgents,
+  };
+  // file_read: the lead reads and decides again with the files, while reads and the swarm's model calls are left.
+  const readsLeft = Math.min(LEAD_FILE_READS.reads, wake.callsLeft - 1);
+  for (let read = 0; ; read++) {
+    const outcome = await askSwarmModel(deps, task, {
+      agentId: LEAD_AGENT_ID, stepKey: read === 0 ? `swarm:lead:${round}` : `swarm:lead:${round}:read${read}`, tier: 'medium', schema: LeadDecisionSchema,
+      mock: swarmMock(task.context, 'swarm-lead'),
+      opening: round === 0 && read === 0 ? [{ type: 'PROGRESS', agentId: LEAD_AGENT_ID, message: 'Planning the swarm', payload: { stage: 'planning' }, dedupeKey: 'swarm:planning' }] : [],
+      prompt: leadPrompt({ ...view, readsLeft: readsLeft - read }),
+      prepare: async () => undefined,
+      effect: async (transaction, answer, result): Promise<{ events: NewTaskEvent[]; result: LeadStep }> => {
+        const decision: LeadDecision = answer.ok ? answer.value : { reasoning: `the lead's answer was not a decision (${answer.problem}): nothing changes`, actions: [{ type: 'noop' }] };
+        const paths = read < readsLeft ? pathsToRead(decision) : [];
+        if (paths.length > 0) return { events: [leadFileRead(round, read, decision, paths)], result: { paths } };
+        return { events: await recordDecision(deps, task, transaction, reading, decision, result), result: { decision } };
+      },
+    }, cancel);
+    if ('budgetExhausted' in outcome) throw new Error('the swarm\'s budget is spent');
+    const { applied } = outcome;
+    if ('paths' in applied) {
+      view.filesRead.push(...await readSessionFiles(deps, task, applied.paths));
+      continue;
+    }
+    return outcomeOf(await readAgents(deps.db, task.id), await tokensUsed(deps.db, task.id), applied.decision, outcome.result, read + 1);
+  }
 }
+
+/** What one of the lead's calls came to: files to read before deciding, or the decision. */
+type LeadStep = { paths: string[] } | { decision: LeadDecision };
+
+/** LEAD_TOOL_CALL (reference §1.10): the lead reads files of the session workspace before it decides. */
+const leadFileRead = (round: number, read: number, decision: LeadDecision, paths: string[]): NewTaskEvent => ({
+  type: 'LEAD_TOOL_CALL', agentId: LEAD_AGENT_ID, message: `The lead reads ${paths.join(', ')}`,
+  payload: { tool: 'file_read', paths, round, reasoning: decision.reasoning.slice(0, 2000) }, dedupeKey: `swarm:lead:${round}:read${read}`,
+});
 
 interface Reading {
   round: number;
@@ -118,11 +145,11 @@ async function recordDecision(deps: Deps, task: TaskSnapshot, transaction: Db, r
   ];
 }
 
-function outcomeOf(agents: SwarmAgent[], tokens: number, decision: LeadDecision | undefined, result: ModelTextResult | undefined, called: boolean): Omit<LeadOutcome, 'control'> {
+function outcomeOf(agents: SwarmAgent[], tokens: number, decision: LeadDecision | undefined, result: ModelTextResult | undefined, calls: number): Omit<LeadOutcome, 'control'> {
   const done = decision?.actions.some((action) => action.type === 'done') ?? false;
   const replyText = decision?.actions.find((action) => action.type === 'done' && action.reply?.trim())?.reply?.trim();
   return {
-    called, done, tokens, active: agents.filter((agent) => agent.status === 'active').map((agent) => agent.name), agents: agents.length, nowMs: Date.now(),
+    calls, done, tokens, active: agents.filter((agent) => agent.status === 'active').map((agent) => agent.name), agents: agents.length, nowMs: Date.now(),
     ...(replyText && result ? { reply: { ...result, text: replyText, agentId: LEAD_AGENT_ID } } : {}),
   };
 }

@@ -2,11 +2,12 @@ import type { Deps } from '../../../deps.ts';
 import { appendEvents } from '../../../task-state/change-task.ts';
 import { checkpoint, type ControlFlags } from '../../runtime/checkpoint.ts';
 import type { TaskOutcome } from '../../runtime/task-lifecycle.ts';
-import type { AgentAnswer, TaskSnapshot } from '../../runtime/task-snapshot.ts';
+import { timePausedMs, type AgentAnswer, type TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { runTaskStep } from '../../runtime/task-step.ts';
 import { answerFromResults } from '../../team/synthesis.ts';
 import { takeTurn, type PlayedTurn } from './agent-turn.ts';
 import { decide, type LeadOutcome } from './lead-decision.ts';
+import { reserveRound } from './round-reservation.ts';
 import { LEAD_AGENT_ID } from './swarm-events.ts';
 import { collectFindings, tokensUsed } from './swarm-findings.ts';
 
@@ -39,8 +40,8 @@ interface Progress {
  * with the lead's reply or a synthesis of the agents' findings. Limits (spec 8) end it early with what was found.
  */
 export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<TaskOutcome> {
-  const lead = await decide(deps, task, { round: 0, events: [] });
-  const progress: Progress = { round: 0, calls: lead.called ? 1 : 0, lead, active: lead.active, tokens: lead.tokens, nowMs: lead.nowMs, control: lead.control };
+  const lead = await decide(deps, task, { round: 0, events: [], callsLeft: callsLeft(deps, 0) });
+  const progress: Progress = { round: 0, calls: lead.calls, lead, active: lead.active, tokens: lead.tokens, nowMs: lead.nowMs, control: lead.control };
   let stoppedBy: string | undefined;
   while (!progress.lead.done && progress.active.length > 0) {
     stoppedBy = limitReached(deps, task, progress);
@@ -67,8 +68,9 @@ export async function runSwarmWorkflow(deps: Deps, task: TaskSnapshot): Promise<
 async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Promise<void> {
   const round = ++progress.round;
   await checkpoint(deps, task, `swarm_round_${round}`, progress.control);
+  const reserved = await reserveRound(deps, task, progress.active, round);
   // Every turn's step ends before the round goes on, even when one throws (a cancel, a park for a spent budget).
-  const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round)));
+  const settled = await Promise.allSettled(progress.active.map((name) => takeTurn(deps, task, name, round, reserved[name])));
   const thrown = settled.find((outcome) => outcome.status === 'rejected');
   if (thrown) throw thrown.reason;
   const turns = settled.map((outcome) => (outcome as PromiseFulfilledResult<PlayedTurn>).value);
@@ -79,13 +81,16 @@ async function playRound(deps: Deps, task: TaskSnapshot, progress: Progress): Pr
   const events = turns.filter((turn) => turn.status !== 'active').map(describeEnd);
   const checkpointDue = round % deps.config.swarm.leadCheckpointRounds === 0;
   if (events.length === 0 && !checkpointDue && !turns.some((turn) => turn.leadHasMail)) return;
-  progress.lead = await decide(deps, task, { round, events });
-  progress.calls += progress.lead.called ? 1 : 0;
+  progress.lead = await decide(deps, task, { round, events, callsLeft: callsLeft(deps, progress.calls) });
+  progress.calls += progress.lead.calls;
   progress.active = progress.lead.active;
   progress.tokens = progress.lead.tokens;
   progress.nowMs = progress.lead.nowMs;
   progress.control = progress.lead.control;
 }
+
+/** Model calls left under max_total_llm_calls once `calls` are made, the closing synthesis's kept aside. */
+const callsLeft = (deps: Deps, calls: number) => deps.config.swarm.maxTotalLlmCalls - calls - 1;
 
 /** What the round's turns read of pause and cancel, each at its end: a request any of them saw holds. */
 const mergedControl = (flags: ControlFlags[]): ControlFlags => ({
@@ -109,10 +114,7 @@ function limitReached(deps: Deps, task: TaskSnapshot, { calls, active, tokens, n
 }
 
 /** Time the swarm has run: its time paused does not count, as the checkpoints move the task's deadline by it. */
-function runningMs(task: TaskSnapshot, nowMs: number): number {
-  const pausedMs = task.timeoutSeconds === undefined ? 0 : task.deadlineMs - task.startedAtMs - task.timeoutSeconds * 1000;
-  return nowMs - task.startedAtMs - pausedMs;
-}
+const runningMs = (task: TaskSnapshot, nowMs: number) => nowMs - task.startedAtMs - timePausedMs(task);
 
 async function announceStop(deps: Deps, task: TaskSnapshot, stoppedBy: string): Promise<void> {
   await runTaskStep(deps, 'swarm:stopped', () => appendEvents(deps, task.id, 'workflow', [{

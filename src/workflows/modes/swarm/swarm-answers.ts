@@ -21,7 +21,7 @@ export const AgentActionSchema = Type.Object({
 });
 export type AgentAction = Static<typeof AgentActionSchema>;
 
-export const LEAD_ACTIONS = ['revise_plan', 'spawn_agent', 'assign_task', 'send_message', 'broadcast', 'shutdown_agent', 'noop', 'done'] as const;
+export const LEAD_ACTIONS = ['revise_plan', 'spawn_agent', 'assign_task', 'send_message', 'broadcast', 'shutdown_agent', 'interim_reply', 'file_read', 'noop', 'done'] as const;
 
 const PlannedTask = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 32 }),
@@ -39,10 +39,15 @@ export const LeadActionSchema = Type.Object({
   /** spawn_agent, shutdown_agent, assign_task: the agent's name; send_message: the recipient */
   name: Type.Optional(Type.String()),
   role: Type.Optional(Type.String()),
+  /** spawn_agent: the tier of the agent's model (small, medium, large) */
+  model_tier: Type.Optional(Type.String()),
   /** spawn_agent, assign_task: the task id it works on */
   task_id: Type.Optional(Type.String()),
   to: Type.Optional(Type.String()),
+  /** send_message, broadcast; interim_reply: what the user is told while the team works */
   message: Type.Optional(Type.String()),
+  /** file_read: paths in the session workspace to read before deciding */
+  paths: Type.Optional(Type.Array(Type.String())),
   /** done: the lead's own reply, instead of a synthesis of the findings */
   reply: Type.Optional(Type.String()),
 });

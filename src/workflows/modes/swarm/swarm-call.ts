@@ -5,7 +5,7 @@ import type { Deps } from '../../../deps.ts';
 import type { NewTaskEvent } from '../../../events/append-event.ts';
 import type { ModelTier } from '../../../llm/model-catalog.ts';
 import type { ModelTextResult } from '../../../llm/stream-model-text.ts';
-import { callModelWithinBudget, type Opening } from '../../agent-calls/budgeted-call.ts';
+import { callModelWithinBudget, estimateRequest, type Opening, type PriorReservation } from '../../agent-calls/budgeted-call.ts';
 import { thresholdEvents } from '../../agent-calls/model-call.ts';
 import { parseJsonAnswer } from '../../planning/decompose.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
@@ -14,7 +14,7 @@ import type { TaskSnapshot } from '../../runtime/task-snapshot.ts';
 import { parseModelAnswer } from '../research/model-answers/parse-model-answer.ts';
 import type { SwarmPrompt } from './swarm-prompts.ts';
 
-const SWARM_MAX_OUTPUT_TOKENS = 2048;
+export const SWARM_MAX_OUTPUT_TOKENS = 2048;
 
 /** A structured answer: its value, or what is wrong with it. */
 export type ParsedAnswer<V> = { ok: true; value: V } | { ok: false; problem: string };
@@ -32,10 +32,19 @@ export interface SwarmCall<S extends TSchema, P, T> {
   mock: Record<string, unknown>;
   /** Writes that share the reservation's commit (opening events). */
   opening?: NewTaskEvent[];
+  /** Tokens the round set aside for this call (round-reservation.ts), which spare it a commit of its own. */
+  reserved?: PriorReservation;
   /** Work between the answer and its commit (an agent's tool call), so that what it returns commits with the answer. */
   prepare(answer: ParsedAnswer<Static<S>>): Promise<P>;
   effect: Effect<S, P, T>;
 }
+
+export const swarmCallKey = (task: Pick<TaskSnapshot, 'id'>, stepKey: string) => `${task.id}:${stepKey}`;
+
+const promptMessages = (prompt: SwarmPrompt) => ({ system: prompt.system, messages: [{ role: 'user' as const, content: prompt.user }] });
+
+/** The input tokens a swarm call's prompt is reserved for. */
+export const estimatePrompt = (prompt: SwarmPrompt) => estimateRequest(promptMessages(prompt));
 
 export type SwarmCallOutcome<T> = { applied: T; result: ModelTextResult } | { budgetExhausted: true };
 
@@ -50,14 +59,13 @@ export async function askSwarmModel<S extends TSchema, P, T>(deps: Deps, task: T
     const reservation = await reserve();
     return { events: reservation.granted ? call.opening ?? [] : [], reservation };
   };
-  const callKey = `${task.id}:${call.stepKey}`;
+  const callKey = swarmCallKey(task, call.stepKey);
   const outcome = await callModelWithinBudget(deps, task, {
     agentId: call.agentId,
     callKey,
     request: {
       selection: { ...task.settings.models, modelTier: task.settings.models.modelTier ?? call.tier },
-      system: call.prompt.system,
-      messages: [{ role: 'user', content: call.prompt.user }],
+      ...promptMessages(call.prompt),
       responseSchema: call.schema as unknown as JSONSchema7,
       mockDelayMs: task.settings.mock.delayMs ?? deps.config.mockDelayMs,
       mockOptions: call.mock,
@@ -65,6 +73,7 @@ export async function askSwarmModel<S extends TSchema, P, T>(deps: Deps, task: T
     maxOutputTokens: SWARM_MAX_OUTPUT_TOKENS,
     onSpentBudget: { waitAt: call.stepKey },
     open,
+    reserved: call.reserved,
     settle: () => 'later',
   }, cancel);
   if ('budgetExhausted' in outcome) return { budgetExhausted: true };

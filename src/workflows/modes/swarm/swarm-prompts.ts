@@ -1,3 +1,4 @@
+import type { LeadFile } from './lead-files.ts';
 import type { RecordedTurn, SwarmAgent, SwarmMessage, SwarmTask, WorkspaceEntry } from './swarm-queries.ts';
 
 export interface SwarmPrompt {
@@ -19,6 +20,12 @@ export interface LeadView {
   humanMessages: string[];
   inbox: Array<Pick<SwarmMessage, 'sender' | 'body'>>;
   workspace: WorkspaceEntry[];
+  /** Paths in the session workspace (the agents' findings files among them). */
+  sessionFiles: string[];
+  /** Files read with file_read for this decision. */
+  filesRead: LeadFile[];
+  /** file_read calls left for this decision. */
+  readsLeft: number;
   roles: string[];
   maxAgents: number;
 }
@@ -29,8 +36,10 @@ export function leadPrompt(view: LeadView): SwarmPrompt {
       'You lead a team of agents that work in rounds on the user\'s request. Keep a task list (tasks T1, T2, ... with',
       'depends_on), spawn agents (a unique lowercase name, a role, a task), assign and reassign tasks, message agents,',
       'and end the work with `done` once every task is completed (give `reply` only when you answer the user yourself).',
-      `Actions: revise_plan {tasks, cancel}, spawn_agent {name, role, task_id}, assign_task {name, task_id},`,
-      'send_message {to, message}, broadcast {message}, shutdown_agent {name}, noop, done {reply?}.',
+      `Actions: revise_plan {tasks, cancel}, spawn_agent {name, role, task_id, model_tier?}, assign_task {name, task_id},`,
+      'send_message {to, message}, broadcast {message}, shutdown_agent {name}, interim_reply {message} (tells the user',
+      'something while the team works), file_read {paths} (up to 3 files of sessionFiles; you then decide again with',
+      'them in filesRead, while readsLeft > 0), noop, done {reply?}.',
       `At most ${view.maxAgents} agents. Roles: ${view.roles.join(', ')}. A message from the user comes first: answer it in`,
       'your reasoning and act on it. Answer with JSON only: {"reasoning": "...", "actions": [...]}.',
     ].join(' '),

@@ -14,6 +14,10 @@ export interface SwarmAgent {
   findings: string | null;
   error: string | null;
   spawnedAt: Date;
+  /** The tier the lead chose for its turns; null: the swarm's default. */
+  modelTier: string | null;
+  /** How long the swarm had been paused when the agent joined (its time limit counts from then, less later pauses). */
+  pausedMsAtSpawn: number;
 }
 
 export interface SwarmTask {
@@ -50,8 +54,10 @@ export interface RecordedTurn {
 export const LEAD = 'lead';
 
 export async function readAgents(db: Db, taskId: string): Promise<SwarmAgent[]> {
-  return db.selectFrom('swarm_agents').select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error', 'spawned_at as spawnedAt'])
+  const rows = await db.selectFrom('swarm_agents')
+    .select(['name', 'role', 'status', 'assignment', 'turns', 'findings', 'error', 'spawned_at as spawnedAt', 'model_tier as modelTier', 'paused_ms_at_spawn as pausedMsAtSpawn'])
     .where('task_id', '=', taskId).orderBy('spawned_round').orderBy('name').execute();
+  return rows.map((row) => ({ ...row, pausedMsAtSpawn: Number(row.pausedMsAtSpawn) }));
 }
 
 export async function readTasks(db: Db, taskId: string): Promise<SwarmTask[]> {
@@ -77,9 +83,13 @@ export async function hasUnread(db: Db, taskId: string, recipient: string, round
   return (await readInbox(db, taskId, recipient, round)).length > 0;
 }
 
-export async function readWorkspace(db: Db, taskId: string, entries: number): Promise<WorkspaceEntry[]> {
+/**
+ * The workspace's latest `entries`; for an agent's turn (`beforeRound`), those of the rounds before it, so that, as
+ * with messages, what a turn reads does not depend on which turn of its round committed first.
+ */
+export async function readWorkspace(db: Db, taskId: string, entries: number, beforeRound?: number): Promise<WorkspaceEntry[]> {
   const rows = await db.selectFrom('swarm_workspace').select(['author', 'topic', 'content', 'round'])
-    .where('task_id', '=', taskId).orderBy('created_at', 'desc').orderBy('key', 'desc').limit(entries).execute();
+    .where('task_id', '=', taskId).$if(beforeRound !== undefined, (query) => query.where('round', '<', beforeRound!)).orderBy('created_at', 'desc').orderBy('key', 'desc').limit(entries).execute();
   return rows.reverse();
 }
 
@@ -134,9 +144,14 @@ export async function insertWorkspaceEntry(db: Db, taskId: string, key: string, 
     .onConflict((conflict) => conflict.columns(['task_id', 'key']).doNothing()).execute();
 }
 
-export async function insertAgent(db: Db, taskId: string, agent: { name: string; role: string; assignment: string | null }, round: number): Promise<boolean> {
+export interface NewAgent { name: string; role: string; assignment: string | null; modelTier: string | null; pausedMs: number }
+
+export async function insertAgent(db: Db, taskId: string, agent: NewAgent, round: number): Promise<boolean> {
   const inserted = await db.insertInto('swarm_agents')
-    .values({ task_id: taskId, name: agent.name, role: agent.role, status: 'active', assignment: agent.assignment, spawned_round: round })
+    .values({
+      task_id: taskId, name: agent.name, role: agent.role, status: 'active', assignment: agent.assignment, spawned_round: round,
+      model_tier: agent.modelTier, paused_ms_at_spawn: String(agent.pausedMs),
+    })
     .onConflict((conflict) => conflict.columns(['task_id', 'name']).doNothing()).executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }

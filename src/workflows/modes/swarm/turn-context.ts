@@ -24,7 +24,7 @@ export async function agentView(turn: Turn): Promise<AgentView> {
   const limits = deps.config.swarm;
   const [tasks, turns, inbox, workspace, sent] = await Promise.all([
     readTasks(deps.db, task.id), readTurns(deps.db, task.id, agent.name),
-    readInbox(deps.db, task.id, agent.name, round), readWorkspace(deps.db, task.id, limits.workspaceMaxEntries), countSent(deps.db, task.id, agent.name),
+    readInbox(deps.db, task.id, agent.name, round), readWorkspace(deps.db, task.id, limits.workspaceMaxEntries, round), countSent(deps.db, task.id, agent.name),
   ]);
   const assigned = tasks.find((candidate) => candidate.id === agent.assignment);
   return {
