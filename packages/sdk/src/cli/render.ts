@@ -123,7 +123,8 @@ function liveSink(options: RenderOptions, view: TaskView): Sink {
       live(treeLines(view, paint, '', '', Infinity, shortStatus(task.status)).join('\n'));
       live.done();
       const answer = task.result || view.answer;
-      if (answer) options.out.write(`\n${answer}\n`);
+      // A blank line after the tree on the same terminal; a file or pipe gets the answer alone.
+      if (answer) options.out.write(`${options.out.isTTY ? '\n' : ''}${answer}\n`);
       if (task.error) options.err.write(`${paint('red', 'error:')} ${task.error}\n`);
     },
   };
