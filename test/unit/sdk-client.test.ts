@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import {
-  AgentgateClient, AuthenticationError, ConnectionError, NotFoundError, ROUTES_BY_GROUP, ServerError, type TaskEvent,
+  AgentgateClient, AuthenticationError, ConnectionError, NotFoundError, ROUTES_BY_GROUP, ServerError, TaskFailedError, type TaskEvent,
 } from '../../packages/sdk/src/index.ts';
 
 /** A stand-in gateway on 127.0.0.1: `answer` writes each response; every request is recorded. */
@@ -182,4 +182,20 @@ test('a stream whose server stays unreachable gives up with ConnectionError stre
   for await (const event of new AgentgateClient({ baseUrl: server.url }).tasks.stream('w')) events.push(event);
   assert.deepEqual(events.map((event) => event.type), ['WORKFLOW_COMPLETED']);
   assert.equal(server.requests.length, 2);
+});
+
+test('wait returns the final status, events and view; with throwOnFailure a failed task is a TaskFailedError', async (t) => {
+  const server = await standIn(t, (request, response) => {
+    if (request.url?.startsWith('/api/v1/tasks/')) return json(response, 200, { task_id: 'w', status: 'TASK_STATUS_FAILED', error: 'the plan has a cycle (x, y)', result: '' });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.end(frame({ seq: 1, type: 'WORKFLOW_STARTED' }) + frame({ seq: 2, type: 'ERROR_OCCURRED', message: 'the plan has a cycle (x, y)', payload: { status: 'FAILED' } }, 'error') + 'event: done\ndata: [DONE]\n\n');
+  });
+  const client = new AgentgateClient({ baseUrl: server.url });
+  const { task, events, view } = await client.tasks.wait('w');
+  assert.equal(task.status, 'TASK_STATUS_FAILED');
+  assert.deepEqual(events.map((event) => event.type), ['WORKFLOW_STARTED', 'ERROR_OCCURRED'], 'a stored error event is an event, not a control frame');
+  assert.deepEqual([view.status, view.error], ['failed', 'the plan has a cycle (x, y)']);
+  const thrown = await client.tasks.wait('w', { throwOnFailure: true }).catch((error: unknown) => error);
+  assert.ok(thrown instanceof TaskFailedError, String(thrown));
+  assert.match(thrown.message, /TASK_STATUS_FAILED: the plan has a cycle/);
 });

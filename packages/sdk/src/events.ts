@@ -105,6 +105,8 @@ export class TaskView {
       case 'ERROR_OCCURRED':
         this.error = event.message ?? 'error';
         if (agentId && this.agents.has(agentId)) this.finish(agentId, event, 'failed');
+        // The task's own failure (FAILED or TIMEOUT) names its status; an agent's failure does not end the task.
+        if (typeof payload.status === 'string') this.status = 'failed';
         break;
       case 'WORKFLOW_COMPLETED':
         this.status = payload.status === 'FAILED' || payload.success === false ? 'failed' : 'completed';

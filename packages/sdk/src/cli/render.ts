@@ -74,6 +74,7 @@ function plainSink(options: RenderOptions, view: TaskView): Sink {
       }
       const agent = event.agent_id ? view.agents.get(event.agent_id) : undefined;
       if (event.type === 'AGENT_STARTED' && agent) say(`${paint('cyan', '•')} agent ${agent.id} started`);
+      if (event.type === 'ERROR_OCCURRED' && agent) say(`${paint('red', '✗')} agent ${agent.id} failed: ${event.message ?? ''}`);
       if (event.type === 'AGENT_COMPLETED' && agent) say(`${agent.status === 'failed' ? paint('red', '✗') : paint('green', '✓')} agent ${agent.id} ${agent.status === 'failed' ? 'failed' : 'finished'}${tokens(agent)}`);
       if (event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true) {
         options.out.write(event.delta ?? '');
