@@ -24,9 +24,23 @@ describe('the mock as a swarm partner', () => {
       tasks: [{ id: 'T1', status: 'completed', depends_on: [] }, { id: 'T2', status: 'pending', depends_on: ['T1'] }],
     }));
     assert.match(open.reasoning, /The user wrote: "be brief"/);
-    assert.deepEqual(open.actions, [{ type: 'broadcast', message: 'From the user: be brief' }, { type: 'assign_task', name: 'ada', task_id: 'T2' }]);
+    assert.deepEqual(open.actions, [
+      { type: 'broadcast', message: 'From the user: be brief' },
+      { type: 'interim_reply', message: 'Noted: "be brief". The team takes it into account.' },
+      { type: 'assign_task', name: 'ada', task_id: 'T2' },
+    ]);
     const done = ask('swarm-lead', leadState({ agents: [{ name: 'ada', status: 'idle' }], tasks: [{ id: 'T1', status: 'completed', depends_on: [] }] }), { reply: 'r' });
     assert.deepEqual(done.actions, [{ type: 'done', reply: 'r' }]);
+  });
+
+  it('with read_findings, reads the findings files before closing, then answers from them', () => {
+    const closing = { agents: [{ name: 'ada', status: 'idle' }], tasks: [{ id: 'T1', status: 'completed', depends_on: [] }], sessionFiles: ['findings/ada-T1.md', 'notes.md'], readsLeft: 3 };
+    const read = ask('swarm-lead', leadState(closing), { read_findings: true });
+    assert.deepEqual(read.actions, [{ type: 'file_read', paths: ['findings/ada-T1.md'] }]);
+    const done = ask('swarm-lead', leadState({ ...closing, filesRead: [{ path: 'findings/ada-T1.md', content: 'Rhine: 1,230 km' }] }), { read_findings: true });
+    assert.deepEqual(done.actions, [{ type: 'done', reply: 'What the team wrote down:\n- findings/ada-T1.md: Rhine: 1,230 km' }]);
+    const noReadsLeft = ask('swarm-lead', leadState({ ...closing, readsLeft: 0 }), { read_findings: true });
+    assert.deepEqual(noReadsLeft.actions, [{ type: 'done' }]);
   });
 
   it('an agent searches, messages the first teammate (when it comes first), publishes, then goes idle citing what it found', () => {
