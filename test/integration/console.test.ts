@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { findChromium } from '../../src/tools/browser/find-chromium.ts';
+import { registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { useGateway, waitForTask } from '../helpers/gateway.ts';
+
+const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
+const chromiumPath = await findChromium(process.env.CHROMIUM_PATH).catch(() => undefined);
+const noBrowser = chromiumPath ? undefined : 'no Chromium to drive (set CHROMIUM_PATH or install chromium; CI installs it best-effort)';
+/** Screenshots are test artefacts: written under the OS temp dir, never committed. */
+const SHOT_DIR = path.join(os.tmpdir(), 'agentgate-console-screenshots');
+const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describe('web console: served by the gateway', () => {
+  const gateway = useGateway({ env });
+
+  it('serves the page at /console with a strict CSP and no inline script, and any /console/* path falls back to it', async () => {
+    const redirect = await fetch(`${gateway().url}/console`, { redirect: 'manual' });
+    assert.equal(redirect.status, 302);
+    assert.equal(redirect.headers.get('location'), '/console/');
+    for (const route of ['/console/', '/console/tasks/0b5f6c9e-1111-4222-8333-944445555666', '/console/approvals']) {
+      const page = await fetch(`${gateway().url}${route}`);
+      assert.equal(page.status, 200, route);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self'(;|$)/, 'scripts from this origin only');
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.equal(page.headers.get('cache-control'), 'no-cache', 'the page is checked each load, so a new build shows at once');
+      const html = await page.text();
+      const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+      assert.ok(scripts.length > 0, 'the page loads its bundle');
+      for (const [, attributes, body] of scripts) {
+        assert.match(attributes, /src="\/console\/assets\//, 'every script is a file under /console/assets');
+        assert.equal(body.trim(), '', 'no inline script');
+      }
+    }
+  });
+
+  it('serves hashed assets cached for good, and answers 404 for assets that do not exist or try to leave the folder', async () => {
+    const html = await (await fetch(`${gateway().url}/console/`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]);
+    assert.ok(assets.some((asset) => asset.endsWith('.js')) && assets.some((asset) => asset.endsWith('.css')), assets.join());
+    for (const asset of assets) {
+      const answer = await fetch(`${gateway().url}${asset}`);
+      assert.equal(answer.status, 200, asset);
+      assert.match(answer.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+    }
+    for (const missing of ['/console/assets/missing-abc123.js', '/console/assets/..%2f..%2fpackage.json']) {
+      assert.equal((await fetch(`${gateway().url}${missing}`)).status, 404, missing);
+    }
+  });
+});
+
+describe('web console: in a real browser', { skip: noBrowser }, () => {
+  const gateway = useGateway({ env });
+  let browser: Browser;
+  let alice: Account;
+  let bob: Account;
+
+  before(async () => {
+    if (noBrowser) return;
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+    alice = await registerAccount(gateway(), 'alice');
+    bob = await registerAccount(gateway(), 'bob');
+    await mkdir(SHOT_DIR, { recursive: true });
+  });
+  after(async () => { await browser?.close(); });
+
+  /** A page whose console errors (CSP violations among them) and uncaught exceptions are collected. */
+  async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      // A 401 before signing in and a 404 for a task not ours are answers the page expects and shows.
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|404)/.test(message.text())) problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    return { page, problems };
+  }
+
+  async function signIn(page: Page, account: Account): Promise<void> {
+    await page.goto(`${gateway().url}/console/`);
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+  }
+
+  /** axe-core on the screen as shown: no serious or critical violation. */
+  async function checkAccessibility(page: Page, screen: string): Promise<void> {
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> it would).
+    await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const result = await (globalThis as any).axe.run(document);
+      return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length, help: violation.help }));
+    }) as Array<{ id: string; impact: string; nodes: number; help: string }>;
+    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    assert.deepEqual(serious, [], `${screen}: ${JSON.stringify(serious)}`);
+  }
+
+  async function screenshots(page: Page, screen: string): Promise<void> {
+    for (const [name, size] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: path.join(SHOT_DIR, `${screen}-${name}.png`), fullPage: true });
+    }
+    await page.setViewportSize(VIEWPORTS.laptop);
+  }
+
+  it('signs in with email and password, submits a standard task from the form and shows it completing with the stored answer', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await page.goto(`${gateway().url}/console/`);
+    await page.getByRole('heading', { name: 'Sign in to agentgate' }).waitFor();
+    await checkAccessibility(page, 'sign-in');
+    await screenshots(page, 'sign-in');
+
+    await signIn(page, alice);
+    const stored = await page.evaluate(() => Object.keys(sessionStorage).length + localStorage.length * 100);
+    assert.equal(stored, 1, 'the credential is in sessionStorage, nothing in localStorage');
+
+    await page.getByLabel('Query').fill('what do the console tests check');
+    await page.getByLabel('Mode').selectOption('standard');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.waitForURL(/\/console\/tasks\/[0-9a-f-]{36}$/);
+    const taskId = page.url().split('/').pop()!;
+    await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
+    assert.equal(done.query, 'what do the console tests check');
+    assert.equal((await page.getByTestId('answer').innerText()).trim(), done.result.trim(), 'the answer shown is the stored result');
+    await page.locator('details.agent').first().waitFor();
+    assert.ok(await page.locator('details.agent').count() >= 1, 'each agent\'s events are listed');
+    await checkAccessibility(page, 'task');
+    await screenshots(page, 'task');
+
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    const row = page.locator(`tr[data-task-id="${taskId}"]`);
+    await row.waitFor();
+    assert.match(await row.innerText(), /completed[\s\S]*standard[\s\S]*\$/);
+    await checkAccessibility(page, 'tasks');
+    await screenshots(page, 'tasks');
+
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    await page.getByText('Nothing is waiting for a decision.').waitFor();
+    await checkAccessibility(page, 'approvals');
+    await screenshots(page, 'approvals');
+
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    await page.locator('table').waitFor();
+    await checkAccessibility(page, 'sessions');
+    await screenshots(page, 'sessions');
+
+    assert.deepEqual(problems, [], 'no console errors, no CSP violations');
+    await context.close();
+  });
+
+  it('shows a task submitted elsewhere in the list without a reload, and a pasted API key signs in', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await page.goto(`${gateway().url}/console/`);
+    await page.getByLabel('API key').fill(alice.apiKey);
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+    await page.getByTestId('task-table').waitFor();
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'submitted from curl while the list is open' }, withKey(alice));
+    assert.equal(submitted.status, 200, submitted.text);
+    await page.locator(`tr[data-task-id="${submitted.body.task_id}"]`).waitFor({ timeout: 10_000 });
+    await page.getByLabel('Status').selectOption('FAILED');
+    await page.locator(`tr[data-task-id="${submitted.body.task_id}"]`).waitFor({ state: 'detached' });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('another tenant\'s task id typed into the URL shows "not found", nothing of the task', async () => {
+    const secret = await gateway().request('POST', '/api/v1/tasks', { query: 'bob private plans' }, withKey(bob));
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page } = await openPage(context);
+    await signIn(page, alice);
+    await page.goto(`${gateway().url}/console/tasks/${secret.body.task_id}`);
+    await page.getByRole('heading', { name: 'Task not found' }).waitFor();
+    const text = await page.locator('main').innerText();
+    assert.ok(!text.includes('bob private plans'), text);
+    await checkAccessibility(page, 'not-found');
+    await screenshots(page, 'not-found');
+    await context.close();
+  });
+});
