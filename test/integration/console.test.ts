@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { findChromium } from '../../src/tools/browser/find-chromium.ts';
 import { registerAccount, withKey, type Account } from '../helpers/accounts.ts';
-import { useGateway, waitForTask } from '../helpers/gateway.ts';
+import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
 const chromiumPath = await findChromium(process.env.CHROMIUM_PATH).catch(() => undefined);
@@ -17,8 +17,10 @@ const SHOT_DIR = path.join(os.tmpdir(), 'agentgate-console-screenshots');
 const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+/** One server for the file (the last test kills and restarts it). */
+const gateway = useGateway({ env });
+
 describe('web console: served by the gateway', () => {
-  const gateway = useGateway({ env });
 
   it('serves the page at /console with a strict CSP and no inline script, and any /console/* path falls back to it', async () => {
     const redirect = await fetch(`${gateway().url}/console`, { redirect: 'manual' });
@@ -57,7 +59,6 @@ describe('web console: served by the gateway', () => {
 });
 
 describe('web console: in a real browser', { skip: noBrowser }, () => {
-  const gateway = useGateway({ env });
   let browser: Browser;
   let alice: Account;
   let bob: Account;
@@ -177,6 +178,62 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     await context.close();
   });
 
+  it('pauses and resumes a task from its page and cancels another; a list open in another tab shows both without a reload', async () => {
+    const slow = { query: 'a slow answer', mode: 'simple', context: { mock_delay_ms: 6_000, mock_answer_words: 30 } };
+    const first = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'pause me' }, withKey(alice))).body.task_id;
+    const second = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'cancel me' }, withKey(alice))).body.task_id;
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const list = await openPage(context);
+    await signIn(list.page, alice);
+    await list.page.locator(`tr[data-task-id="${second}"]`).filter({ hasText: 'running' }).waitFor();
+
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    await page.goto(`${gateway().url}/console/tasks/${first}`);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByTestId('task-status').filter({ hasText: 'paused' }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${first}/control-state`, undefined, withKey(alice))).body.is_paused, true);
+    await checkAccessibility(page, 'task-paused');
+    await screenshots(page, 'task-paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByTestId('task-status').filter({ hasText: /running|completed/ }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/tasks/${first}/control-state`, undefined, withKey(alice))).body.is_paused, false);
+
+    await page.goto(`${gateway().url}/console/tasks/${second}`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('task-status').filter({ hasText: 'cancelled' }).waitFor();
+    await list.page.locator(`tr[data-task-id="${second}"]`).filter({ hasText: 'cancelled' }).waitFor();
+    await list.page.locator(`tr[data-task-id="${first}"]`).filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    assert.deepEqual([...problems, ...list.problems], []);
+    await context.close();
+  });
+
+  it('an approval a task asks for shows in the inbox, and approving it there with feedback lets the task complete', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByText('Nothing is waiting for a decision.').waitFor();
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', { query: 'delete the old backups', mode: 'simple', context: { require_approval: true, mock_delay_ms: 100 } }, withKey(alice))).body.task_id;
+    const approvalId = await waitFor('the approval to be asked for', async () =>
+      (await gateway().sql.query('select id from approvals where task_id = $1', [taskId])).rows[0]?.id as string | undefined);
+    // The inbox polls every 1.5 s: the card shows without a reload.
+    const card = page.locator(`form[data-approval-id="${approvalId}"]`);
+    await card.waitFor();
+    await checkAccessibility(page, 'approvals-pending');
+    await screenshots(page, 'approvals-pending');
+    await card.getByLabel('Feedback (optional)').fill('fine, the backups are older than a year');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.waitFor({ state: 'detached' });
+    const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
+    assert.equal(done.status, 'TASK_STATUS_COMPLETED');
+    const decided = await gateway().request('GET', '/api/v1/approvals?status=approved', undefined, withKey(alice));
+    const approval = decided.body.approvals.find((item: { approval_id: string }) => item.approval_id === approvalId);
+    assert.equal(approval?.feedback, 'fine, the backups are older than a year');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('another tenant\'s task id typed into the URL shows "not found", nothing of the task', async () => {
     const secret = await gateway().request('POST', '/api/v1/tasks', { query: 'bob private plans' }, withKey(bob));
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
@@ -188,6 +245,33 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     assert.ok(!text.includes('bob private plans'), text);
     await checkAccessibility(page, 'not-found');
     await screenshots(page, 'not-found');
+    await context.close();
+  });
+
+  // Last: it kills the shared server.
+  it('after the server is killed mid-stream and restarted, the task page resumes and shows every event once', async () => {
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', { query: 'keep streaming through a crash', mode: 'simple', context: { mock_delay_ms: 4_000, mock_answer_words: 80 } }, withKey(alice))).body.task_id;
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page } = await openPage(context);
+    await signIn(page, alice);
+    await page.goto(`${gateway().url}/console/tasks/${taskId}`);
+    await page.getByTestId('stream-state').filter({ hasText: 'live' }).waitFor();
+    await waitFor('some of the answer to stream', async () => (await page.getByTestId('event-count').getAttribute('data-last-seq').then(Number)) > 10 || undefined);
+    await gateway().kill('SIGKILL');
+    const { rows: [cut] } = await gateway().sql.query('select status from tasks where id = $1', [taskId]);
+    assert.notEqual(cut.status, 'COMPLETED', 'the crash landed mid-task');
+    await page.getByTestId('stream-state').filter({ hasText: 'reconnecting' }).waitFor();
+    await gateway().restart();
+    await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 45_000 });
+    await page.getByTestId('stream-state').filter({ hasText: 'ended' }).waitFor();
+    // STREAM_END is sent as the SSE `done` frame, which closes the stream rather than showing as an event.
+    const stored = (await gateway().sql.query(`select count(*)::int as count, max(seq)::int as last from task_events where task_id = $1 and type <> 'STREAM_END'`, [taskId])).rows[0];
+    assert.ok(stored.count > 20, `${stored.count} events`);
+    const shown = page.getByTestId('event-count');
+    assert.equal(await shown.getAttribute('data-last-seq'), String(stored.last), 'the page reached the last event');
+    assert.equal(await shown.innerText(), `${stored.count} events`, 'every stored event shown once: none missed, none twice');
+    const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
+    assert.equal((await page.getByTestId('answer').innerText()).trim(), done.result.trim());
     await context.close();
   });
 });

@@ -39,11 +39,12 @@ export function followTask(taskId: string, handlers: StreamHandlers): () => void
         if (ended) return;
       } catch (error) {
         if (stop.signal.aborted) return;
-        if (error instanceof StreamRefused) {
+        if (error instanceof StreamRefused && error.status >= 400 && error.status < 500 && error.status !== 429) {
           if (error.status === 401 && await refreshAccessToken()) continue;
           handlers.onState(error.status === 404 ? 'not found' : 'ended');
           return;
         }
+        // A dropped connection, a server restarting (503) or busy (429): try again, resuming after the last id.
       }
       await delay(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)], stop.signal);
       attempt += 1;

@@ -29,9 +29,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
       ]);
       setTask(status);
       setControl(state);
+      setError('');
     } catch (failure) {
       // Another tenant's task, a malformed id and a deleted task all read the same: not found.
       if (failure instanceof ApiError && (failure.status === 404 || failure.status === 400 || failure.status === 403)) setMissing(true);
+      // Anything else (the server restarting, the network gone) is shown and tried again on the next poll.
       else setError((failure as Error).message);
     }
   };
@@ -40,10 +42,10 @@ export function TaskPage({ taskId }: { taskId: string }) {
 
   const terminal = task ? TERMINAL_STATUSES.has(shortEnum(task.status)) : false;
   useEffect(() => {
-    if (terminal || missing) return;
+    if ((terminal && !error) || missing) return;
     const timer = setInterval(() => void refresh(), 3000);
     return () => clearInterval(timer);
-  }, [terminal, missing, taskId]);
+  }, [terminal, missing, taskId, error !== '']);
 
   useEffect(() => {
     if (missing) return;
@@ -61,18 +63,18 @@ export function TaskPage({ taskId }: { taskId: string }) {
   }, [taskId, missing]);
 
   if (missing) return <><h1>Task not found</h1><p>No task with this id is visible to you. <a href={`${BASE}/`} onClick={(e) => onLinkClick(e, '/')}>Back to tasks</a></p></>;
-  if (error) return <p role="alert" class="error">{error}</p>;
-  if (!task) return <p role="status">Loading task…</p>;
+  if (!task) return error ? <p role="alert" class="error">{error}</p> : <p role="status">Loading task…</p>;
 
   return (
     <>
       <h1 class="task-title">{task.query || 'Task'}</h1>
       <div class="row wrap">
         <span class={`badge ${shortEnum(task.status)}`} data-testid="task-status">{shortEnum(task.status)}</span>
-        {control?.is_paused && <span class="badge paused">paused</span>}
+        {control?.is_paused && shortEnum(task.status) !== 'paused' && <span class="badge paused" data-testid="pause-state">pausing</span>}
         <span class="muted">stream: <span data-testid="stream-state">{streamState}</span></span>
         <span class="muted" data-testid="event-count" data-last-seq={events.length ? events[events.length - 1].seq : 0}>{events.length} events</span>
       </div>
+      {error && <p role="alert" class="error">Lost touch with the gateway ({error}); retrying…</p>}
       <Controls taskId={taskId} terminal={terminal} paused={control?.is_paused ?? false} onChanged={refresh} />
       <div class="columns">
         <section class="card grow" aria-labelledby="answer-title">
@@ -141,14 +143,14 @@ function UsageView({ task }: { task: TaskStatus }) {
   const usage = (task as { unified_response?: { usage?: { total_tokens?: number; cost_usd?: number } } }).unified_response?.usage;
   const models = metadata.model_breakdown ?? [];
   return (
-    <section class="card" aria-labelledby="usage-title">
+    <section class="card side" aria-labelledby="usage-title">
       <h2 id="usage-title">Usage</h2>
       <p>Tokens: {usage?.total_tokens ?? '—'} · Cost: {formatCost(usage?.cost_usd)}</p>
       {models.length > 0 && (
-        <table>
+        <div class="table-wrap"><table>
           <thead><tr><th scope="col">Model</th><th scope="col">Calls</th><th scope="col">Tokens</th><th scope="col">Cost</th></tr></thead>
           <tbody>{models.map((model) => <tr key={model.model}><td>{model.model}</td><td>{model.executions}</td><td>{model.tokens}</td><td>{formatCost(model.cost_usd)}</td></tr>)}</tbody>
-        </table>
+        </table></div>
       )}
     </section>
   );
