@@ -49,17 +49,28 @@ export function TaskPage({ taskId }: { taskId: string }) {
 
   useEffect(() => {
     if (missing) return;
-    return followTask(taskId, {
+    // Events arrive by the hundred per second while an answer streams: they are drawn at most once a frame.
+    let pending: TaskEvent[] = [];
+    let frame = 0;
+    const flush = () => {
+      frame = 0;
+      const batch = pending;
+      pending = [];
+      setEvents((previous) => previous.concat(batch));
+    };
+    const stop = followTask(taskId, {
       onEvent(event) {
         // A replay after a reconnect can overlap what was already shown: each seq is kept once.
         if (seen.current.has(event.seq)) return;
         seen.current.add(event.seq);
-        setEvents((previous) => [...previous, event]);
+        pending.push(event);
+        frame ||= requestAnimationFrame(flush);
         if (event.type.startsWith('WORKFLOW_')) void refresh();
       },
       onEnd() { void refresh(); },
       onState: setStreamState,
     });
+    return () => { stop(); cancelAnimationFrame(frame); };
   }, [taskId, missing]);
 
   if (missing) return <><h1>Task not found</h1><p>No task with this id is visible to you. <a href={`${BASE}/`} onClick={(e) => onLinkClick(e, '/')}>Back to tasks</a></p></>;
@@ -126,13 +137,16 @@ function Controls({ taskId, terminal, paused, onChanged }: { taskId: string; ter
   );
 }
 
+/** While an answer streams, its Markdown is parsed again at most this often (a long answer takes a while to parse). */
+const MARKDOWN_EVERY_MS = 250;
+
 function AnswerView({ task, events }: { task: TaskStatus; events: TaskEvent[] }) {
   const streamed = useMemo(() => events
     .filter((event) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true)
     .map((event) => String(event.payload?.delta ?? event.message ?? ''))
     .join(''), [events]);
   // Once stored, the result is the answer; while running, the streamed text is.
-  const text = task.result || streamed;
+  const text = useThrottled(task.result || streamed, task.result ? 0 : MARKDOWN_EVERY_MS);
   const html = useMemo(() => renderMarkdown(text), [text]);
   if (!text) return <p class="muted">No answer yet.</p>;
   return <div class="markdown" data-testid="answer" dangerouslySetInnerHTML={{ __html: html }} />;
@@ -180,7 +194,9 @@ function AgentEvents({ events }: { events: TaskEvent[] }) {
     for (const event of events) {
       if (event.type === 'LLM_PARTIAL') continue;
       const agent = event.agent_id ?? 'task';
-      groups.set(agent, [...(groups.get(agent) ?? []), event]);
+      const group = groups.get(agent);
+      if (group) group.push(event);
+      else groups.set(agent, [event]);
     }
     return [...groups.entries()];
   }, [events]);
@@ -200,4 +216,21 @@ function AgentEvents({ events }: { events: TaskEvent[] }) {
       ))}
     </section>
   );
+}
+
+/** The value, updated at most once per `intervalMs` (at once when the interval is 0). */
+function useThrottled<T>(value: T, intervalMs: number): T {
+  const [shown, setShown] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    const wait = last.current + intervalMs - Date.now();
+    if (wait <= 0) {
+      last.current = Date.now();
+      setShown(value);
+      return;
+    }
+    const timer = setTimeout(() => { last.current = Date.now(); setShown(value); }, wait);
+    return () => clearTimeout(timer);
+  }, [value, intervalMs]);
+  return intervalMs === 0 ? value : shown;
 }
