@@ -51,6 +51,9 @@ describe('web console: served by the gateway', () => {
       const answer = await fetch(`${gateway().url}${asset}`);
       assert.equal(answer.status, 200, asset);
       assert.match(answer.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+      const compressed = await fetch(`${gateway().url}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(compressed.headers.get('content-encoding'), 'gzip', `${asset} goes out compressed`);
+      assert.equal(await compressed.text(), await answer.text(), 'the same content once decoded');
     }
     for (const missing of ['/console/assets/missing-abc123.js', '/console/assets/..%2f..%2fpackage.json']) {
       assert.equal((await fetch(`${gateway().url}${missing}`)).status, 404, missing);
@@ -133,6 +136,10 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
     assert.equal(done.query, 'what do the console tests check');
     assert.equal((await page.getByTestId('answer').innerText()).trim(), done.result.trim(), 'the answer shown is the stored result');
+    const planNodes = page.locator('[data-plan-node]');
+    await planNodes.first().waitFor();
+    assert.deepEqual(await planNodes.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-status'))),
+      Array(await planNodes.count()).fill('done'), 'every subtask of the plan shows done');
     await page.locator('details.agent').first().waitFor();
     assert.ok(await page.locator('details.agent').count() >= 1, 'each agent\'s events are listed');
     await checkAccessibility(page, 'task');

@@ -4,6 +4,7 @@ import { followTask, type TaskEvent } from '../api/event-stream';
 import { formatCost, shortEnum, TERMINAL_STATUSES } from '../format';
 import { renderMarkdown } from '../markdown';
 import { BASE, onLinkClick } from '../router';
+import { PlanView } from './plan-view';
 
 type ControlState = Answer<'/api/v1/tasks/{id}/control-state', 'get'>;
 type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'not found';
@@ -94,6 +95,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
         </section>
         <UsageView task={task} />
       </div>
+      <PlanView events={events} />
       <ToolCalls events={events} />
       <AgentEvents events={events} />
     </>
