@@ -93,7 +93,7 @@ async function measureStreaming(): Promise<StreamRun> {
     const { metrics } = await cdp.send('Performance.getMetrics');
     return (metrics.find((metric) => metric.name === 'JSHeapUsedSize')?.value ?? 0) / 2 ** 20;
   };
-  const task = await post('/api/v1/tasks', { query: 'stream five thousand events', mode: 'simple', context: { mock_answer_words: STREAM_WORDS, mock_delay_ms: 25_000 } });
+  const task = await post('/api/v1/tasks', { query: 'stream five thousand events', mode: 'simple', context: { mock_answer_words: STREAM_WORDS, mock_delay_ms: 60_000 } });
   await page.goto(`${gateway.url}/console/tasks/${task.task_id}`);
   await page.getByTestId('stream-state').filter({ hasText: 'live' }).waitFor();
   const heapStartMb = await heapMb();
