@@ -129,12 +129,15 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
 
     await page.getByLabel('Query').fill('what do the console tests check');
     await page.getByLabel('Mode').selectOption('standard');
+    await page.getByLabel('Token budget (optional)').fill('50000');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.waitForURL(/\/console\/tasks\/[0-9a-f-]{36}$/);
     const taskId = page.url().split('/').pop()!;
     await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
     const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
     assert.equal(done.query, 'what do the console tests check');
+    assert.equal(done.context.budget_max, 50_000, 'the form\'s token budget went with the task');
+    await page.getByRole('heading', { name: /^Timeline/ }).waitFor();
     assert.equal((await page.getByTestId('answer').innerText()).trim(), done.result.trim(), 'the answer shown is the stored result');
     const planNodes = page.locator('[data-plan-node]');
     await planNodes.first().waitFor();

@@ -89,6 +89,11 @@ function SubmitForm() {
     if (text('mode')) body.mode = text('mode') as SubmitBody['mode'];
     if (text('research_strategy')) body.research_strategy = text('research_strategy') as SubmitBody['research_strategy'];
     if (text('session_id')) body.session_id = text('session_id');
+    const context: NonNullable<SubmitBody['context']> = {};
+    if (text('role')) context.role = text('role');
+    if (text('template')) context.template = text('template');
+    if (text('token_budget')) context.token_budget = Number(text('token_budget'));
+    if (Object.keys(context).length > 0) body.context = context;
     setBusy(true);
     setError('');
     try {
@@ -124,6 +129,9 @@ function SubmitForm() {
           <option value="academic">academic</option>
         </select>
       </label>
+      <label>Role (optional)<input name="role" autocomplete="off" /></label>
+      <label>Template (optional)<input name="template" autocomplete="off" /></label>
+      <label>Token budget (optional)<input name="token_budget" type="number" min={1} /></label>
       <label>Session (optional)<input name="session_id" autocomplete="off" /></label>
       <button type="submit" disabled={busy}>Submit</button>
     </form>

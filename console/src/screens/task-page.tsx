@@ -7,6 +7,7 @@ import { BASE, onLinkClick } from '../router';
 import { PlanView } from './plan-view';
 
 type ControlState = Answer<'/api/v1/tasks/{id}/control-state', 'get'>;
+type Timeline = Answer<'/api/v1/tasks/{id}/timeline', 'get'>;
 type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'not found';
 interface ModelUsage { model: string; provider?: string; executions?: number; tokens?: number; cost_usd?: number }
 
@@ -96,6 +97,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <UsageView task={task} />
       </div>
       <PlanView events={events} />
+      <TimelineView taskId={taskId} status={task.status} />
       <ToolCalls events={events} />
       <AgentEvents events={events} />
     </>
@@ -235,4 +237,25 @@ function useThrottled<T>(value: T, intervalMs: number): T {
     return () => clearTimeout(timer);
   }, [value, intervalMs]);
   return intervalMs === 0 ? value : shown;
+}
+
+/** The durable steps by phase, as the engine recorded them; fetched again when the status changes. */
+function TimelineView({ taskId, status }: { taskId: string; status: string }) {
+  const [timeline, setTimeline] = useState<Timeline | null>(null);
+  useEffect(() => {
+    api<Timeline>('GET', `/api/v1/tasks/${encodeURIComponent(taskId)}/timeline`).then(setTimeline, () => setTimeline(null));
+  }, [taskId, status]);
+  const phases = (timeline as { phases?: Array<{ name: string; duration_ms?: number | null; steps?: number[] }> } | null)?.phases ?? [];
+  if (phases.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="timeline-title">
+      <h2 id="timeline-title">Timeline <span class="muted">(recovery attempts: {String((timeline as { recovery_attempts?: number }).recovery_attempts ?? 0)})</span></h2>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">Phase</th><th scope="col">Steps</th><th scope="col">Duration</th></tr></thead>
+          <tbody>{phases.map((phase, index) => <tr key={index}><td>{phase.name}</td><td>{phase.steps?.length ?? 0}</td><td>{phase.duration_ms ?? '—'} ms</td></tr>)}</tbody>
+        </table>
+      </div>
+    </section>
+  );
 }
