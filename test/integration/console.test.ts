@@ -166,6 +166,17 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     await page.locator('table').waitFor();
     await checkAccessibility(page, 'sessions');
     await screenshots(page, 'sessions');
+    const sessionRow = page.locator(`tr[data-session-id="${done.session_id}"]`);
+    await sessionRow.getByRole('button', { name: /^Rename/ }).click();
+    await sessionRow.getByLabel('New title').fill('renamed in the console');
+    await sessionRow.getByRole('button', { name: 'Save' }).click();
+    await sessionRow.filter({ hasText: 'renamed in the console' }).waitFor();
+    const renamed = await gateway().request('GET', `/api/v1/sessions/${done.session_id}`, undefined, withKey(alice));
+    assert.equal(renamed.body.context?.title ?? renamed.body.title, 'renamed in the console', renamed.text);
+    await sessionRow.getByRole('button', { name: /^Delete/ }).click();
+    await sessionRow.getByRole('button', { name: 'Really delete' }).click();
+    await sessionRow.waitFor({ state: 'detached' });
+    assert.equal((await gateway().request('GET', `/api/v1/sessions/${done.session_id}`, undefined, withKey(alice))).status, 404);
 
     assert.deepEqual(problems, [], 'no console errors, no CSP violations');
     await context.close();
