@@ -22,6 +22,7 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY config ./config
 COPY src ./src
+COPY console/dist ./console/dist
 COPY deploy/probe.ts ./deploy/probe.ts
 # The base image's `node` user, by number so that Kubernetes' runAsNonRoot can check it. Nothing it runs
 # writes to the image's files, so the root filesystem may be mounted read-only.

@@ -34,6 +34,7 @@ import { taskRoutes } from './tasks/routes.ts';
 import { toolRoutes } from './tools-api/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { mcpRoutes } from './mcp-server/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 
 const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'traceparent', 'tracestate',
   'X-Tenant-ID', 'X-Session-ID', 'Last-Event-ID', 'If-Match', 'Cache-Control', 'Mcp-Protocol-Version'];
@@ -117,6 +118,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await mcpRoutes(app, deps);
   await openAiRoutes(app, deps);
   await openAiResponseRoutes(app, deps);
+  await consoleRoutes(app);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   return app;

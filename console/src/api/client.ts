@@ -1,0 +1,82 @@
+import type { paths } from './schema';
+import { credentialHeaders, loadCredential, saveCredential } from './credentials';
+
+type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+/** The JSON body a route answers with, as the gateway's OpenAPI document declares it. */
+export type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> =
+  paths[P][M] extends { responses: infer R } ? (S extends keyof R ? Json<R[S]> : never) : never;
+/** The JSON body a route takes. */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> =
+  paths[P][M] extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+
+export type TaskList = Answer<'/api/v1/tasks', 'get'>;
+export type TaskSummary = TaskList['tasks'][number];
+export type TaskStatus = Answer<'/api/v1/tasks/{id}', 'get'>;
+export type SubmitBody = RequestBody<'/api/v1/tasks', 'post'>;
+export type Me = Answer<'/api/v1/auth/me', 'get'>;
+export type ApprovalList = Answer<'/api/v1/approvals', 'get'>;
+export type SessionList = Answer<'/api/v1/sessions', 'get'>;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** Told when the credential stops working, so the app can show the sign-in screen. */
+let onSignedOut: () => void = () => {};
+export function whenSignedOut(listener: () => void): void {
+  onSignedOut = listener;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response = await send(method, path, body);
+  if (response.status === 401 && await refreshAccessToken()) response = await send(method, path, body);
+  if (response.status === 401 && loadCredential()) {
+    saveCredential(null);
+    onSignedOut();
+  }
+  const text = await response.text();
+  const parsed = text ? safeJson(text) : undefined;
+  if (!response.ok) throw new ApiError(response.status, errorMessage(parsed) ?? `HTTP ${response.status}`);
+  return parsed as T;
+}
+
+function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { ...credentialHeaders(loadCredential()) };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** One refresh after a 401 on an access token; a pasted key cannot be refreshed. */
+export async function refreshAccessToken(): Promise<boolean> {
+  const credential = loadCredential();
+  if (credential?.kind !== 'token') return false;
+  const response = await fetch('/api/v1/auth/refresh', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ refresh_token: credential.refreshToken }),
+  });
+  if (!response.ok) return false;
+  const pair = await response.json() as { access_token: string; refresh_token: string };
+  saveCredential({ kind: 'token', accessToken: pair.access_token, refreshToken: pair.refresh_token });
+  return true;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function errorMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    const message = record.message ?? record.error;
+    if (typeof message === 'string') return message;
+    if (message && typeof message === 'object' && typeof (message as { message?: unknown }).message === 'string') return (message as { message: string }).message;
+  }
+  return typeof body === 'string' ? body : undefined;
+}

@@ -1,0 +1,85 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, whenSignedOut, type Me } from './api/client';
+import { saveCredential } from './api/credentials';
+import { onLinkClick, useRoute, BASE, type Route } from './router';
+import { SignIn } from './screens/sign-in';
+import { TaskListScreen } from './screens/task-list';
+import { TaskPage } from './screens/task-page';
+import { ApprovalsScreen } from './screens/approvals';
+import { SessionsScreen } from './screens/sessions';
+
+type Who = { state: 'checking' } | { state: 'signed out' } | { state: 'signed in'; me: Me } | { state: 'error'; message: string };
+
+export function App() {
+  const route = useRoute();
+  const [who, setWho] = useState<Who>({ state: 'checking' });
+
+  const check = () => {
+    // With GATEWAY_SKIP_AUTH the gateway answers /auth/me as the development user: no sign-in needed.
+    api<Me>('GET', '/api/v1/auth/me')
+      .then((me) => setWho({ state: 'signed in', me }))
+      .catch((error) => setWho(error instanceof ApiError && (error.status === 401 || error.status === 403)
+        ? { state: 'signed out' }
+        : { state: 'error', message: String(error.message ?? error) }));
+  };
+  useEffect(() => {
+    whenSignedOut(() => setWho({ state: 'signed out' }));
+    check();
+  }, []);
+
+  useEffect(() => {
+    document.title = `${routeTitle(route)} · agentgate console`;
+  }, [route]);
+
+  if (who.state === 'checking') return <main id="main" class="page"><p role="status">Loading…</p></main>;
+  if (who.state === 'error') return <main id="main" class="page"><p role="alert">The gateway could not be reached: {who.message}</p></main>;
+  if (who.state === 'signed out') return <SignIn onSignedIn={check} />;
+
+  const signOut = () => {
+    saveCredential(null);
+    setWho({ state: 'signed out' });
+  };
+  return (
+    <>
+      <header class="topbar">
+        <a class="brand" href={`${BASE}/`} onClick={(e) => onLinkClick(e, '/')}>agentgate</a>
+        <nav aria-label="Main">
+          <NavLink path="/" label="Tasks" current={route.screen === 'tasks' || route.screen === 'task'} />
+          <NavLink path="/approvals" label="Approvals" current={route.screen === 'approvals'} />
+          <NavLink path="/sessions" label="Sessions" current={route.screen === 'sessions'} />
+        </nav>
+        <div class="who">
+          <span>{who.me.email}</span>
+          {who.me.auth_method !== 'development' && <button type="button" class="link" onClick={signOut}>Sign out</button>}
+        </div>
+      </header>
+      <main id="main" class="page">
+        <Screen route={route} />
+      </main>
+    </>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'tasks': return <TaskListScreen />;
+    case 'task': return <TaskPage key={route.taskId} taskId={route.taskId} />;
+    case 'approvals': return <ApprovalsScreen />;
+    case 'sessions': return <SessionsScreen />;
+    default: return <><h1>Not found</h1><p>There is no such page in the console.</p></>;
+  }
+}
+
+function NavLink({ path, label, current }: { path: string; label: string; current: boolean }) {
+  return <a href={`${BASE}${path}`} aria-current={current ? 'page' : undefined} onClick={(e) => onLinkClick(e, path)}>{label}</a>;
+}
+
+function routeTitle(route: Route): string {
+  switch (route.screen) {
+    case 'tasks': return 'Tasks';
+    case 'task': return 'Task';
+    case 'approvals': return 'Approvals';
+    case 'sessions': return 'Sessions';
+    default: return 'Not found';
+  }
+}

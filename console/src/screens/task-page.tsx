@@ -1,0 +1,261 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, type Answer, type TaskStatus } from '../api/client';
+import { followTask, type TaskEvent } from '../api/event-stream';
+import { formatCost, shortEnum, TERMINAL_STATUSES } from '../format';
+import { renderMarkdown } from '../markdown';
+import { BASE, onLinkClick } from '../router';
+import { PlanView } from './plan-view';
+
+type ControlState = Answer<'/api/v1/tasks/{id}/control-state', 'get'>;
+type Timeline = Answer<'/api/v1/tasks/{id}/timeline', 'get'>;
+type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'not found';
+interface ModelUsage { model: string; provider?: string; executions?: number; tokens?: number; cost_usd?: number }
+
+/** Events kept per agent on screen; the counts stay exact. */
+const EVENTS_SHOWN_PER_AGENT = 200;
+
+export function TaskPage({ taskId }: { taskId: string }) {
+  const [task, setTask] = useState<TaskStatus | null>(null);
+  const [control, setControl] = useState<ControlState | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState('');
+  const [events, setEvents] = useState<TaskEvent[]>([]);
+  const [streamState, setStreamState] = useState<StreamState>('connecting');
+  const seen = useRef(new Set<number>());
+
+  const refresh = async () => {
+    try {
+      const [status, state] = await Promise.all([
+        api<TaskStatus>('GET', `/api/v1/tasks/${encodeURIComponent(taskId)}`),
+        api<ControlState>('GET', `/api/v1/tasks/${encodeURIComponent(taskId)}/control-state`),
+      ]);
+      setTask(status);
+      setControl(state);
+      setError('');
+    } catch (failure) {
+      // Another tenant's task, a malformed id and a deleted task all read the same: not found.
+      if (failure instanceof ApiError && (failure.status === 404 || failure.status === 400 || failure.status === 403)) setMissing(true);
+      // Anything else (the server restarting, the network gone) is shown and tried again on the next poll.
+      else setError((failure as Error).message);
+    }
+  };
+
+  useEffect(() => { void refresh(); }, [taskId]);
+
+  const terminal = task ? TERMINAL_STATUSES.has(shortEnum(task.status)) : false;
+  useEffect(() => {
+    if ((terminal && !error) || missing) return;
+    const timer = setInterval(() => void refresh(), 3000);
+    return () => clearInterval(timer);
+  }, [terminal, missing, taskId, error !== '']);
+
+  useEffect(() => {
+    if (missing) return;
+    // Events arrive by the hundred per second while an answer streams: they are drawn at most once a frame.
+    let pending: TaskEvent[] = [];
+    let frame = 0;
+    const flush = () => {
+      frame = 0;
+      const batch = pending;
+      pending = [];
+      setEvents((previous) => previous.concat(batch));
+    };
+    const stop = followTask(taskId, {
+      onEvent(event) {
+        // A replay after a reconnect can overlap what was already shown: each seq is kept once.
+        if (seen.current.has(event.seq)) return;
+        seen.current.add(event.seq);
+        pending.push(event);
+        frame ||= requestAnimationFrame(flush);
+        if (event.type.startsWith('WORKFLOW_')) void refresh();
+      },
+      onEnd() { void refresh(); },
+      onState: setStreamState,
+    });
+    return () => { stop(); cancelAnimationFrame(frame); };
+  }, [taskId, missing]);
+
+  if (missing) return <><h1>Task not found</h1><p>No task with this id is visible to you. <a href={`${BASE}/`} onClick={(e) => onLinkClick(e, '/')}>Back to tasks</a></p></>;
+  if (!task) return error ? <p role="alert" class="error">{error}</p> : <p role="status">Loading task…</p>;
+
+  return (
+    <>
+      <h1 class="task-title">{task.query || 'Task'}</h1>
+      <div class="row wrap">
+        <span class={`badge ${shortEnum(task.status)}`} data-testid="task-status">{shortEnum(task.status)}</span>
+        {control?.is_paused && shortEnum(task.status) !== 'paused' && <span class="badge paused" data-testid="pause-state">pausing</span>}
+        <span class="muted">stream: <span data-testid="stream-state">{streamState}</span></span>
+        <span class="muted" data-testid="event-count" data-last-seq={events.length ? events[events.length - 1].seq : 0}>{events.length} events</span>
+      </div>
+      {error && <p role="alert" class="error">Lost touch with the gateway ({error}); retrying…</p>}
+      <Controls taskId={taskId} terminal={terminal} paused={control?.is_paused ?? false} onChanged={refresh} />
+      <div class="columns">
+        <section class="card grow" aria-labelledby="answer-title">
+          <h2 id="answer-title">Answer</h2>
+          <AnswerView task={task} events={events} />
+        </section>
+        <UsageView task={task} />
+      </div>
+      <PlanView events={events} />
+      <TimelineView taskId={taskId} status={task.status} />
+      <ToolCalls events={events} />
+      <AgentEvents events={events} />
+    </>
+  );
+}
+
+function Controls({ taskId, terminal, paused, onChanged }: { taskId: string; terminal: boolean; paused: boolean; onChanged: () => Promise<void> }) {
+  const [message, setMessage] = useState('');
+  const act = async (action: 'pause' | 'resume' | 'cancel') => {
+    try {
+      await api('POST', `/api/v1/tasks/${encodeURIComponent(taskId)}/${action}`, {});
+      setMessage(`${action} requested`);
+    } catch (failure) {
+      setMessage((failure as Error).message);
+    }
+    await onChanged();
+  };
+  const setBudget = async (event: Event) => {
+    event.preventDefault();
+    const value = Number(new FormData(event.currentTarget as HTMLFormElement).get('token_budget'));
+    try {
+      await api('PUT', `/api/v1/tasks/${encodeURIComponent(taskId)}/budget`, { token_budget: value });
+      setMessage('budget changed');
+    } catch (failure) {
+      setMessage((failure as Error).message);
+    }
+    await onChanged();
+  };
+  if (terminal) return null;
+  return (
+    <div class="row wrap controls">
+      <button type="button" onClick={() => act('pause')} disabled={paused}>Pause</button>
+      <button type="button" onClick={() => act('resume')} disabled={!paused}>Resume</button>
+      <button type="button" class="danger" onClick={() => act('cancel')}>Cancel</button>
+      <form class="row" onSubmit={setBudget}>
+        <label class="inline">Token budget<input name="token_budget" type="number" min={1} required class="short" /></label>
+        <button type="submit">Set</button>
+      </form>
+      <span role="status" class="muted">{message}</span>
+    </div>
+  );
+}
+
+/** While an answer streams, its Markdown is parsed again at most this often (a long answer takes a while to parse). */
+const MARKDOWN_EVERY_MS = 250;
+
+function AnswerView({ task, events }: { task: TaskStatus; events: TaskEvent[] }) {
+  const streamed = useMemo(() => events
+    .filter((event) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true)
+    .map((event) => String(event.payload?.delta ?? event.message ?? ''))
+    .join(''), [events]);
+  // Once stored, the result is the answer; while running, the streamed text is.
+  const text = useThrottled(task.result || streamed, task.result ? 0 : MARKDOWN_EVERY_MS);
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  if (!text) return <p class="muted">No answer yet.</p>;
+  return <div class="markdown" data-testid="answer" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+function UsageView({ task }: { task: TaskStatus }) {
+  const metadata = (task.metadata ?? {}) as { model_breakdown?: ModelUsage[] };
+  const usage = (task as { unified_response?: { usage?: { total_tokens?: number; cost_usd?: number } } }).unified_response?.usage;
+  const models = metadata.model_breakdown ?? [];
+  return (
+    <section class="card side" aria-labelledby="usage-title">
+      <h2 id="usage-title">Usage</h2>
+      <p>Tokens: {usage?.total_tokens ?? '—'} · Cost: {formatCost(usage?.cost_usd)}</p>
+      {models.length > 0 && (
+        <div class="table-wrap"><table>
+          <thead><tr><th scope="col">Model</th><th scope="col">Calls</th><th scope="col">Tokens</th><th scope="col">Cost</th></tr></thead>
+          <tbody>{models.map((model) => <tr key={model.model}><td>{model.model}</td><td>{model.executions}</td><td>{model.tokens}</td><td>{formatCost(model.cost_usd)}</td></tr>)}</tbody>
+        </table></div>
+      )}
+    </section>
+  );
+}
+
+function ToolCalls({ events }: { events: TaskEvent[] }) {
+  const calls = events.filter((event) => event.type === 'TOOL_INVOKED' || event.type === 'TOOL_OBSERVATION');
+  if (calls.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="tools-title">
+      <h2 id="tools-title">Tool calls</h2>
+      <ol class="events">
+        {calls.map((event) => (
+          <li key={event.seq}>
+            <strong>{event.type === 'TOOL_INVOKED' ? 'called' : 'observed'}</strong> <span class="muted">{event.agent_id}</span> {event.message}
+            {event.payload && <details><summary>details</summary><pre>{JSON.stringify(event.payload, null, 2)}</pre></details>}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function AgentEvents({ events }: { events: TaskEvent[] }) {
+  const byAgent = useMemo(() => {
+    const groups = new Map<string, TaskEvent[]>();
+    for (const event of events) {
+      if (event.type === 'LLM_PARTIAL') continue;
+      const agent = event.agent_id ?? 'task';
+      const group = groups.get(agent);
+      if (group) group.push(event);
+      else groups.set(agent, [event]);
+    }
+    return [...groups.entries()];
+  }, [events]);
+  return (
+    <section class="card" aria-labelledby="agents-title">
+      <h2 id="agents-title">Agents</h2>
+      {byAgent.length === 0 && <p class="muted">No events yet.</p>}
+      {byAgent.map(([agent, agentEvents]) => (
+        <details key={agent} open class="agent" data-agent={agent}>
+          <summary><strong>{agent}</strong> <span class="muted">{agentEvents.length} events · last: {agentEvents[agentEvents.length - 1].type}</span></summary>
+          <ol class="events">
+            {agentEvents.slice(-EVENTS_SHOWN_PER_AGENT).map((event) => (
+              <li key={event.seq}><code>{event.type}</code> {event.message}</li>
+            ))}
+          </ol>
+        </details>
+      ))}
+    </section>
+  );
+}
+
+/** The value, updated at most once per `intervalMs` (at once when the interval is 0). */
+function useThrottled<T>(value: T, intervalMs: number): T {
+  const [shown, setShown] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    const wait = last.current + intervalMs - Date.now();
+    if (wait <= 0) {
+      last.current = Date.now();
+      setShown(value);
+      return;
+    }
+    const timer = setTimeout(() => { last.current = Date.now(); setShown(value); }, wait);
+    return () => clearTimeout(timer);
+  }, [value, intervalMs]);
+  return intervalMs === 0 ? value : shown;
+}
+
+/** The durable steps by phase, as the engine recorded them; fetched again when the status changes. */
+function TimelineView({ taskId, status }: { taskId: string; status: string }) {
+  const [timeline, setTimeline] = useState<Timeline | null>(null);
+  useEffect(() => {
+    api<Timeline>('GET', `/api/v1/tasks/${encodeURIComponent(taskId)}/timeline`).then(setTimeline, () => setTimeline(null));
+  }, [taskId, status]);
+  const phases = (timeline as { phases?: Array<{ name: string; duration_ms?: number | null; steps?: number[] }> } | null)?.phases ?? [];
+  if (phases.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="timeline-title">
+      <h2 id="timeline-title">Timeline <span class="muted">(recovery attempts: {String((timeline as { recovery_attempts?: number }).recovery_attempts ?? 0)})</span></h2>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">Phase</th><th scope="col">Steps</th><th scope="col">Duration</th></tr></thead>
+          <tbody>{phases.map((phase, index) => <tr key={index}><td>{phase.name}</td><td>{phase.steps?.length ?? 0}</td><td>{phase.duration_ms ?? '—'} ms</td></tr>)}</tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
