@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { sampleValue, scrapeMetrics } from '../helpers/metrics.ts';
 
 type Event = { seq: number; type: string; agent_id: string | null; message: string; payload: any };
 
@@ -87,8 +88,13 @@ describe('orchestration: router, DAG and supervisor', () => {
   });
 
   it('answers a clearly simple auto task with one agent and one model call, without planning', async () => {
+    const before = await scrapeMetrics(gateway().url);
     const taskId = await submit({ query: 'What is the capital of France?' });
     const task = await waitForTask(gateway(), taskId);
+    const after = await scrapeMetrics(gateway().url);
+    const moved = (labels: Record<string, string> = {}) => sampleValue(after, 'agentgate_model_calls_total', labels) - sampleValue(before, 'agentgate_model_calls_total', labels);
+    assert.equal(moved(), 1, 'one model call on /metrics');
+    assert.equal(moved({ phase: 'decomposition' }), 0);
     assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
     assert.match(task.result, /capital of France/);
     assert.equal(task.mode, 'simple');
