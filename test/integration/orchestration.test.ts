@@ -101,7 +101,7 @@ describe('orchestration: router, DAG and supervisor', () => {
     assert.equal(task.unified_response.metadata.execution_mode, 'simple');
     assert.equal(task.unified_response.metadata.agents_used, 1);
     assert.equal(task.metadata.routing.decision, 'direct');
-    assert.match(task.metadata.routing.reason, /short single question/);
+    assert.match(task.metadata.routing.reason, /short single request/);
     const { rows } = await gateway().sql.query('select agent_id from usage_records where task_id = $1', [taskId]);
     assert.deepEqual(rows.map((row) => row.agent_id), ['simple-agent'], 'exactly one model call');
     const events = await eventsOf(gateway(), taskId);

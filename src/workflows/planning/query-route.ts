@@ -49,7 +49,7 @@ export function routeOfQuery(query: string): Routing {
   if (structure) return planned(structure);
   const signal = PLANNING_SIGNALS.find((candidate) => candidate.pattern.test(text));
   if (signal) return planned(`${signal.reason}: "${signal.pattern.exec(text)![0]}"`);
-  return { decision: 'direct', reason: `a short single question (${words} words) with no sign of more than one part` };
+  return { decision: 'direct', reason: `a short single request (${words} words) with no sign of more than one part` };
 }
 
 function structureProblem(text: string): string | undefined {
