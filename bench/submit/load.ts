@@ -74,4 +74,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-const nextQuery = (label: string, sequence: number) => `${label} #${sequence}: what is ${sequence} plus ${sequence % 7}?`;
+/**
+ * The default is an arithmetic question, which the router of a task without a mode plans (issue 30: a colon, "plus");
+ * BENCH_QUERY=simple sends a short single question it answers with one agent and no planning call.
+ */
+const nextQuery = (label: string, sequence: number) => (process.env.BENCH_QUERY === 'simple'
+  ? `${label} ${sequence} who wrote Hamlet?`
+  : `${label} #${sequence}: what is ${sequence} plus ${sequence % 7}?`);

@@ -156,6 +156,8 @@ export interface UsageRecordsTable {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Of input_tokens, those read from the provider's prompt cache (priced at the cached-input price). */
+  cached_input_tokens: Generated<number>;
   cost_usd: ColumnType<string, number | string, number | string>;
   created_at: Timestamp;
 }

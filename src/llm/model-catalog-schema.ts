@@ -29,6 +29,8 @@ const ModelEntry = Type.Object({
   pricing: Type.Object({
     input_per_million: Price,
     output_per_million: Price,
+    /** Input tokens read from the provider's prompt cache; absent: charged at input_per_million. */
+    cached_input_per_million: Type.Optional(Price),
   }, { additionalProperties: false }),
 }, { additionalProperties: false });
 

@@ -13,7 +13,12 @@ export type ProviderSpec = {
   readonly baseUrlEnv?: string;
 };
 
-export type ModelPricing = { readonly inputPerMillion: number; readonly outputPerMillion: number };
+export type ModelPricing = {
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+  /** Input tokens read from the prompt cache (the input price when the catalogue gives none). */
+  readonly cachedInputPerMillion: number;
+};
 
 export type CatalogModel = {
   readonly name: string;
@@ -82,6 +87,7 @@ function toCatalog(file: ModelCatalogFile): ModelCatalog {
     pricing: Object.freeze({
       inputPerMillion: entry.pricing.input_per_million,
       outputPerMillion: entry.pricing.output_per_million,
+      cachedInputPerMillion: entry.pricing.cached_input_per_million ?? entry.pricing.input_per_million,
     }),
   }));
   return Object.freeze({

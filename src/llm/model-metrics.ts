@@ -6,7 +6,7 @@ export type ModelRequestOutcome = 'ok' | 'error' | 'aborted';
 /** Counts one request to a provider (a candidate tried), with its tokens and cost when it answered. */
 export function countModelRequest(
   model: Pick<CatalogModel, 'provider' | 'name'>, outcome: ModelRequestOutcome, startedAt: number,
-  usage?: { inputTokens: number; outputTokens: number; costUsd: number },
+  usage?: { inputTokens: number; outputTokens: number; costUsd: number; cachedInputTokens?: number },
 ): void {
   const labels = { provider: model.provider, model: model.name };
   modelRequests.inc({ ...labels, outcome });
@@ -14,5 +14,7 @@ export function countModelRequest(
   if (!usage) return;
   modelTokens.inc({ ...labels, type: 'input' }, usage.inputTokens);
   modelTokens.inc({ ...labels, type: 'output' }, usage.outputTokens);
+  // A part of the input above, not added to it: the tokens read from the prompt cache, at the cached-input price.
+  if (usage.cachedInputTokens) modelTokens.inc({ ...labels, type: 'cached_input' }, usage.cachedInputTokens);
   modelCost.inc(labels, usage.costUsd);
 }

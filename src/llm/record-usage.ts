@@ -1,6 +1,9 @@
 import type { Db } from '../db/database.ts';
 import type { ModelTextResult } from './stream-model-text.ts';
 
+/** A call's result as recorded: `cachedInputTokens` (of its input tokens, those read from the prompt cache) when known. */
+export type RecordedCall = ModelTextResult & { cachedInputTokens?: number };
+
 export interface UsageOwner {
   /** Null for a call of the session itself (its title). */
   taskId: string | null;
@@ -13,7 +16,7 @@ export interface UsageOwner {
  * One row per model call. `callKey` is stable for the call site, so a call repeated after a crash
  * replaces its row rather than counting twice.
  */
-export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: ModelTextResult): Promise<void> {
+export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: RecordedCall): Promise<void> {
   const row = {
     call_key: callKey,
     task_id: owner.taskId,
@@ -26,6 +29,7 @@ export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, ag
     input_tokens: result.inputTokens,
     output_tokens: result.outputTokens,
     total_tokens: result.inputTokens + result.outputTokens,
+    cached_input_tokens: result.cachedInputTokens ?? 0,
     cost_usd: result.costUsd,
   };
   await db.insertInto('usage_records').values(row)

@@ -4,11 +4,12 @@ import type { TaskRow } from '../db/schema.ts';
 import { storableJsonText, storableText } from '../db/storable-text.ts';
 
 /** Marks the task RUNNING in `mode` (PAUSED when a pause came while it was queued); returns the row as stored. */
-export async function markStarted(transaction: Db, row: TaskRow, mode: string): Promise<TaskRow> {
+export async function markStarted(transaction: Db, row: TaskRow, mode: string, metadata?: Record<string, unknown>): Promise<TaskRow> {
   return transaction.updateTable('tasks')
     .set({
       status: row.pause_requested ? 'PAUSED' : 'RUNNING',
       mode,
+      ...(metadata === undefined ? {} : { metadata: sql`metadata || ${JSON.stringify(metadata)}::jsonb` as never }),
       started_at: sql`coalesce(started_at, now())` as never, updated_at: sql`now()` as never,
     })
     .where('id', '=', row.id)

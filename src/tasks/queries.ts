@@ -42,6 +42,7 @@ export interface UsageBreakdownRow {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  cached_input_tokens: number;
   cost_usd: number;
 }
 
@@ -49,7 +50,8 @@ export async function usageBreakdown(db: Db, taskId: string): Promise<UsageBreak
   const { rows } = await sql<UsageBreakdownRow>`
     select provider, model, count(*)::int as executions,
            sum(input_tokens)::int as input_tokens, sum(output_tokens)::int as output_tokens,
-           sum(total_tokens)::int as total_tokens, sum(cost_usd)::float8 as cost_usd
+           sum(total_tokens)::int as total_tokens, sum(cached_input_tokens)::int as cached_input_tokens,
+           sum(cost_usd)::float8 as cost_usd
     from usage_records where task_id = ${taskId}
     group by provider, model
     order by sum(cost_usd) desc, sum(total_tokens) desc`.execute(db);

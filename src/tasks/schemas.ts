@@ -103,6 +103,7 @@ const Usage = Type.Object({
   total_tokens: Type.Integer(),
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
+  cached_input_tokens: Type.Optional(Type.Integer()),
   estimated_cost: Type.Number(),
 });
 

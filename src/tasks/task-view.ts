@@ -53,6 +53,8 @@ export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[], defa
       total_tokens: usage.total_tokens,
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
+      // Of input_tokens, those read from the provider's prompt cache, charged at the cached-input price.
+      cached_input_tokens: breakdown.reduce((sum, row) => sum + row.cached_input_tokens, 0),
       estimated_cost: usage.cost_usd,
     },
     unified_response: unified,
@@ -88,6 +90,7 @@ function toModelBreakdown(rows: UsageBreakdownRow[], totalCost: number) {
     tokens: row.total_tokens,
     input_tokens: row.input_tokens,
     output_tokens: row.output_tokens,
+    cached_input_tokens: row.cached_input_tokens,
     cost_usd: roundUsd(row.cost_usd),
     percentage: totalCost > 0 ? Math.round((row.cost_usd / totalCost) * 100) : 0,
   }));

@@ -8,7 +8,7 @@ import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from './run
 import { TaskTimeoutError } from './runtime/deadline.ts';
 import { titleSession } from './memory/session-title.ts';
 import { simpleOutcome } from './modes/simple.ts';
-import { routeTask, startingMode } from './router.ts';
+import { routeTask, startingRoute } from './router.ts';
 import { parseTaskSettings } from './runtime/task-settings.ts';
 import { partialResultOf } from './runtime/partial-result.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
@@ -35,7 +35,7 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   let outcome;
   try {
-    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (requested) => startingMode(deps, requested)));
+    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (row) => startingRoute(deps, row)));
   } catch (error) {
     await endWithError(deps, taskId, error);
     return;
@@ -47,7 +47,7 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
 }
 
 async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
-  const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (requested) => startingMode(deps, requested)));
+  const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (row) => startingRoute(deps, row)));
   if (!started) return;
   // A snapshot recorded before settings existed gets them now, from the same context.
   const task = { ...started, settings: started.settings ?? parseTaskSettings(started.context, started.options) };

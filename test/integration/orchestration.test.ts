@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { sampleValue, scrapeMetrics } from '../helpers/metrics.ts';
 
 type Event = { seq: number; type: string; agent_id: string | null; message: string; payload: any };
 
@@ -86,18 +87,46 @@ describe('orchestration: router, DAG and supervisor', () => {
       ids.flatMap((id) => [`+${id}`, `-${id}`]), 'each agent starts after the one before it completed');
   });
 
-  it('routes an auto task by the decomposition: one sentence is simple, several are a DAG', async () => {
-    const simpleId = await submit({ query: 'What is the capital of France?' });
+  it('answers a clearly simple auto task with one agent and one model call, without planning', async () => {
+    const before = await scrapeMetrics(gateway().url);
+    const taskId = await submit({ query: 'What is the capital of France?' });
+    const task = await waitForTask(gateway(), taskId);
+    const after = await scrapeMetrics(gateway().url);
+    const moved = (labels: Record<string, string> = {}) => sampleValue(after, 'agentgate_model_calls_total', labels) - sampleValue(before, 'agentgate_model_calls_total', labels);
+    assert.equal(moved(), 1, 'one model call on /metrics');
+    assert.equal(moved({ phase: 'decomposition' }), 0);
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+    assert.match(task.result, /capital of France/);
+    assert.equal(task.mode, 'simple');
+    assert.equal(task.unified_response.metadata.execution_mode, 'simple');
+    assert.equal(task.unified_response.metadata.agents_used, 1);
+    assert.equal(task.metadata.routing.decision, 'direct');
+    assert.match(task.metadata.routing.reason, /short single request/);
+    const { rows } = await gateway().sql.query('select agent_id from usage_records where task_id = $1', [taskId]);
+    assert.deepEqual(rows.map((row) => row.agent_id), ['simple-agent'], 'exactly one model call');
+    const events = await eventsOf(gateway(), taskId);
+    assert.equal(events.filter((event) => event.agent_id === 'decompose' || event.payload?.stage === 'planned').length, 0, 'no planning events');
+    assert.deepEqual(events.filter((event) => event.type === 'AGENT_STARTED').map((event) => event.agent_id), ['simple-agent']);
+    assert.deepEqual(events.filter((event) => ['WORKFLOW_COMPLETED', 'STREAM_END'].includes(event.type)).map((event) => event.type), ['WORKFLOW_COMPLETED', 'STREAM_END']);
+  });
+
+  it('plans an auto task that is not clearly simple: the plan decides simple or a DAG, and the routing says why', async () => {
+    // One sentence, but two parts joined by "and": the router plans it; the (mock) planner finds one subtask.
+    const simpleId = await submit({ query: 'Tell me about the causes and effects of inflation.' });
     const simple = await waitForTask(gateway(), simpleId);
-    assert.equal(simple.status, 'TASK_STATUS_COMPLETED');
+    assert.equal(simple.status, 'TASK_STATUS_COMPLETED', simple.error);
     assert.equal(simple.mode, 'simple');
     assert.equal(simple.unified_response.metadata.complexity_score, 0.2);
     assert.equal(simple.unified_response.metadata.execution_mode, 'simple');
+    assert.deepEqual(simple.metadata.routing, { decision: 'planned', reason: 'a conjunction (possibly more than one part): "and"' });
+    const simpleCalls = await gateway().sql.query('select agent_id from usage_records where task_id = $1 order by agent_id', [simpleId]);
+    assert.deepEqual(simpleCalls.rows.map((row) => row.agent_id), ['decompose', 'simple-agent']);
 
     const dagId = await submit({ query: 'List three rivers. List three mountains. Then pick the longest river.' });
     const dag = await waitForTask(gateway(), dagId);
     assert.equal(dag.status, 'TASK_STATUS_COMPLETED', dag.error);
     assert.equal(dag.mode, 'standard');
+    assert.equal(dag.metadata.routing.decision, 'planned');
     assert.ok(dag.unified_response.metadata.complexity_score >= 0.3);
     assert.equal(dag.unified_response.metadata.agents_used, 3);
     const events = await eventsOf(gateway(), dagId);
@@ -105,6 +134,18 @@ describe('orchestration: router, DAG and supervisor', () => {
     assert.deepEqual(planned?.payload.deps, [{ from: 'task-2', to: 'task-3' }]);
     const listed = await gateway().request('GET', '/api/v1/tasks?limit=5');
     assert.ok(listed.body.tasks.some((item: any) => item.task_id === dagId && item.mode === 'EXECUTION_MODE_STANDARD'), JSON.stringify(listed.body.tasks[0]));
+  });
+
+  it('does not route a task that names its mode: mode simple records no routing, mode standard plans a simple question', async () => {
+    const simpleId = await submit({ query: 'What is the capital of France?', mode: 'simple' });
+    const standardId = await submit({ query: 'What is the capital of France?', mode: 'standard' });
+    const [simple, standard] = [await waitForTask(gateway(), simpleId), await waitForTask(gateway(), standardId)];
+    assert.equal(simple.status, 'TASK_STATUS_COMPLETED', simple.error);
+    assert.equal(standard.status, 'TASK_STATUS_COMPLETED', standard.error);
+    assert.equal(simple.metadata.routing, undefined);
+    assert.equal(standard.metadata.routing, undefined);
+    const { rows } = await gateway().sql.query('select count(*)::int as calls from usage_records where task_id = $1 and agent_id = $2', [standardId, 'decompose']);
+    assert.equal(rows[0].calls, 1);
   });
 
   it('falls back to one subtask when the plan does not validate, and says so', async () => {

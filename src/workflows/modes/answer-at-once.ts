@@ -10,7 +10,7 @@ import { buildSystemPrompt } from '../agent-calls/system-prompt.ts';
 import { planSessionContext } from '../memory/session-context.ts';
 import { withCancelWatch } from '../runtime/cancel-watch.ts';
 import { TaskCancelledError } from '../runtime/control-errors.ts';
-import { completeWithin, snapshotOf, startWithin } from '../runtime/task-lifecycle.ts';
+import { completeWithin, snapshotOf, startWithin, type ChooseRoute } from '../runtime/task-lifecycle.ts';
 import { parseTaskSettings } from '../runtime/task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { modeEntryFor } from '../mode-table.ts';
@@ -32,10 +32,10 @@ export type AnswerAtOnce =
  * the last one stopped, as the step-by-step path does. Whatever this path cannot do in one go, it declines
  * before writing anything and the step-by-step path runs instead.
  */
-export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requestedMode: string | null) => string): Promise<AnswerAtOnce> {
+export async function answerAtOnce(deps: Deps, taskId: string, chooseRoute: ChooseRoute): Promise<AnswerAtOnce> {
   const row = await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
   if (isTerminal(row.status)) return { kind: row.status === 'COMPLETED' ? 'completed' : 'ended' };
-  if (!canAnswerAtOnce(row, chooseMode)) return { kind: 'declined' };
+  if (!canAnswerAtOnce(row, chooseRoute)) return { kind: 'declined' };
   // Read before the start, it becomes the started task's snapshot in the opening commit (startingOpening).
   const task = snapshotOf(deps, row);
   const call = await prepareCall(deps, task);
@@ -44,7 +44,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseMode: (requ
   return inAgentSpan(task, call, () => withCancelWatch(deps, taskId, async (cancel) => {
     const outcome = await callModelWithinBudget<Completion>(deps, task, {
       ...await agentModelCall(deps, task, stepKey, call),
-      open: startingOpening(deps, task, call, stepKey, chooseMode),
+      open: startingOpening(deps, task, call, stepKey, chooseRoute),
       settle: (result) => completingClosing(deps, task, stepKey, { agentId: call.agentId, ...result }),
     }, cancel);
     if (!('result' in outcome)) return { kind: 'declined' };
@@ -62,12 +62,12 @@ type Completion = { kind: 'completed' | 'cancelled' } | { kind: 'held'; answer: 
  * Starts the task with its tokens reserved and the agent announced, in one transaction; declines (nothing
  * written) when a control request came in meanwhile or a budget is spent.
  */
-function startingOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, chooseMode: (requestedMode: string | null) => string): Opening {
+function startingOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, chooseRoute: ChooseRoute): Opening {
   return async (transaction, row, reserve) => {
-    if (!canAnswerAtOnce(row, chooseMode) || isTerminal(row.status)) return undefined;
+    if (!canAnswerAtOnce(row, chooseRoute) || isTerminal(row.status)) return undefined;
     const reservation = await reserve();
     if (!reservation.granted) return { events: [], reservation };
-    const start = await startWithin(deps, transaction, row, chooseMode);
+    const start = await startWithin(deps, transaction, row, chooseRoute);
     Object.assign(task, start.result);
     return { events: [...start.events, ...keyedEvents(openingEvents(call), stepKey)], reservation };
   };
@@ -87,8 +87,8 @@ function completingClosing(deps: Deps, task: TaskSnapshot, stepKey: string, answ
  * A task that asks for approval waits at its gate on the step-by-step path; a task whose settings choose another
  * mode (a template, research) runs it there.
  */
-function canAnswerAtOnce(row: TaskRow, chooseMode: (requestedMode: string | null) => string): boolean {
-  if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseMode(row.requested_mode)) !== 'simple') return false;
+function canAnswerAtOnce(row: TaskRow, chooseRoute: ChooseRoute): boolean {
+  if (row.pause_requested || row.cancel_requested || (row.mode ?? chooseRoute(row).mode) !== 'simple') return false;
   const settings = parseTaskSettings(row.context, row.options);
   // A JSON answer or a strict call is checked before the task completes, and a wrong one fails the task: the step-by-step path does that.
   const checked = settings.clientTurn?.output !== undefined || (settings.clientTurn?.strictTools?.length ?? 0) > 0;

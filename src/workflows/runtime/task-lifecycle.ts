@@ -12,16 +12,20 @@ import { startedContextPayload } from './started-context.ts';
 import type { CostPrices } from '../agent-calls/token-budget.ts';
 import { parseTaskSettings, type TaskSettings } from './task-settings.ts';
 import type { AgentAnswer, TaskSnapshot } from './task-snapshot.ts';
+import type { Routing } from '../planning/query-route.ts';
+
+/** The mode a task starts in and, when a task without a mode was routed, how (workflows/router.ts). */
+export type ChooseRoute = (row: TaskRow) => { mode: string; routing?: Routing };
 
 
 /**
  * Marks the task RUNNING in the mode it will run in and announces it; returns the snapshot the rest of the
  * workflow uses (null when it already ended).
  */
-export async function startTask(deps: Deps, taskId: string, chooseMode: (requestedMode: string | null) => string): Promise<TaskSnapshot | null> {
+export async function startTask(deps: Deps, taskId: string, chooseRoute: ChooseRoute): Promise<TaskSnapshot | null> {
   const snapshot = await changeTask(deps, taskId, 'workflow', async (transaction, row) => {
     if (!UNFINISHED_STATUSES.includes(row.status)) return { result: null };
-    return startWithin(deps, transaction, row, chooseMode);
+    return startWithin(deps, transaction, row, chooseRoute);
   });
   return snapshot ?? null;
 }
@@ -30,8 +34,10 @@ export async function startTask(deps: Deps, taskId: string, chooseMode: (request
  * The start inside the caller's transaction on the locked row. A task paused while queued stays PAUSED;
  * its first checkpoint holds it.
  */
-export async function startWithin(deps: Deps, transaction: Db, row: TaskRow, chooseMode: (requestedMode: string | null) => string): Promise<{ result: TaskSnapshot; events: NewTaskEvent[] }> {
-  const task = await markStarted(transaction, row, row.mode ?? chooseMode(row.requested_mode));
+export async function startWithin(deps: Deps, transaction: Db, row: TaskRow, chooseRoute: ChooseRoute): Promise<{ result: TaskSnapshot; events: NewTaskEvent[] }> {
+  // A re-run after the start committed keeps the mode (and routing) it recorded.
+  const route = row.mode === null ? chooseRoute(row) : { mode: row.mode };
+  const task = await markStarted(transaction, row, route.mode, route.routing && { routing: route.routing });
   return {
     events: [{
       type: 'WORKFLOW_STARTED', agentId: 'orchestrator', message: 'Task started',

@@ -18,3 +18,12 @@ test('cost of a small call is a fraction of a cent', () => {
 test('a model with zero pricing costs nothing', () => {
   assert.equal(costUsd(pricing(0, 0), 123_456, 7_890), 0);
 });
+
+test('input tokens read from the prompt cache are charged at the cached-input price', () => {
+  const cachedAtTenth = { pricing: { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 } };
+  // 1M input of which 800k cached: 200k at 3 + 800k at 0.3 = 0.6 + 0.24; 100k output at 15 = 1.5.
+  assert.equal(Math.round(costUsd(cachedAtTenth, 1_000_000, 100_000, 800_000) * 1e6) / 1e6, 2.34);
+  assert.equal(costUsd(cachedAtTenth, 1_000_000, 0, 0), 3, 'nothing cached: the input price');
+  assert.equal(costUsd(cachedAtTenth, 1_000_000, 0, 5_000_000), 0.3, 'never more cached tokens than input tokens');
+  assert.equal(costUsd(pricing(3, 15), 1_000_000, 0, 800_000), 3, 'no cached-input price: cached tokens at the input price');
+});

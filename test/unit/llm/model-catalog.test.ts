@@ -103,3 +103,14 @@ test('malformed YAML is reported with the source name', () => {
     (error: Error) => error instanceof ModelCatalogError
       && error.message.startsWith('invalid model catalog broken.yaml'));
 });
+
+test('a cached-input price is read, defaults to the input price, and is refused when negative', () => {
+  const withCached = validYaml.replace('pricing: { input_per_million: 0, output_per_million: 0 }', 'pricing: { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 }');
+  assert.equal(parseModelCatalog(withCached).models[0].pricing.cachedInputPerMillion, 0.3);
+  const withoutCached = validYaml.replace('input_per_million: 0,', 'input_per_million: 2,');
+  assert.equal(parseModelCatalog(withoutCached).models[0].pricing.cachedInputPerMillion, 2);
+  const negative = validYaml.replace('output_per_million: 0 }', 'output_per_million: 0, cached_input_per_million: -1 }');
+  assert.ok(problemsOf(negative).some((problem) => problem.includes('cached_input_per_million')), JSON.stringify(problemsOf(negative)));
+  const shipped = loadModelCatalog(catalogPath).models.find((model) => model.name === 'claude-haiku-4-5')!;
+  assert.equal(shipped.pricing.cachedInputPerMillion, 0.1);
+});
