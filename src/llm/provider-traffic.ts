@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { CatalogModel, ProviderSpec } from './model-catalog.ts';
 
 export type ProviderTrafficSettings = {
-  /** The window the catalogue's per-minute limits are counted in (60 s; tests shorten it, the limits scale). */
+  /** The window the catalogue's per-minute limits are counted in (60 s; tests shorten it, the limits scale with it). */
   windowMs: number;
   /** The share of a deployment's limits one tenant may use in a window (0–1]. */
   tenantShare: number;
@@ -71,8 +71,8 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
         if (Date.now() - startedAt + waitMs > settings.maxWaitMs) {
           throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
         }
-        // A little spread, so the callers that waited for the same window do not all arrive at its first millisecond.
-        await sleep(waitMs + Math.random() * Math.min(250, settings.windowMs / 10), undefined, { signal: request.signal });
+        // A little spread, so the callers that waited for the same moment do not all ask at once.
+        await sleep(waitMs + Math.random() * Math.min(50, waitMs), undefined, { signal: request.signal });
       }
     },
     async order(candidates) {
@@ -112,46 +112,48 @@ class Refused extends Error {
 }
 
 /**
- * Counts the call against every limit in one transaction (fixed windows on the database's clock, so every process
- * agrees on them); 0 when it fits, else how long until the current window ends, having counted nothing.
+ * Counts the call against every limit in one transaction, or none when one refuses; 0 when it fits, else how long
+ * until the refusing limit has room. Each limit paces its calls evenly (GCRA: a call of `amount` moves the key's next
+ * free moment on by amount × window / limit), so no stretch of one window ever holds more than the limit, whichever
+ * way a provider counts its windows. The database's clock is the one every process shares.
  */
 async function tryTake(db: Db, limits: Limit[], windowMs: number): Promise<number> {
   try {
     await db.transaction().execute(async (transaction) => {
       for (const { key, limit, amount } of limits) {
+        const costMs = (amount * windowMs) / limit;
         const { rows } = await sql<{ wait_ms: number }>`
-          insert into provider_rate_windows as w (key, window_start, used)
-          values (${key}, floor(extract(epoch from clock_timestamp()) * 1000 / ${windowMs})::bigint, ${amount})
-          on conflict (key) do update set
-            window_start = excluded.window_start,
-            used = case when w.window_start = excluded.window_start then w.used + excluded.used else excluded.used end
-          where w.window_start <> excluded.window_start or w.used + excluded.used <= ${limit}
+          with clock as (select extract(epoch from clock_timestamp()) * 1000 as now_ms)
+          insert into provider_rate_windows as w (key, next_free_ms)
+          select ${key}, now_ms + ${costMs}::float8 from clock
+          on conflict (key) do update set next_free_ms = greatest(w.next_free_ms, excluded.next_free_ms - ${costMs}::float8) + ${costMs}::float8
+          where w.next_free_ms <= (select now_ms from clock)
           returning 0 as wait_ms`.execute(transaction);
         if (rows.length === 0) {
-          const { rows: [clock] } = await sql<{ wait_ms: number }>`
-            select ${windowMs}::int - (floor(extract(epoch from clock_timestamp()) * 1000)::bigint % ${windowMs}::int)::int as wait_ms`.execute(transaction);
-          throw new Refused(Number(clock.wait_ms));
+          const { rows: [row] } = await sql<{ wait_ms: number }>`
+            select next_free_ms - extract(epoch from clock_timestamp()) * 1000 as wait_ms from provider_rate_windows where key = ${key}`.execute(transaction);
+          throw new Refused(Number(row?.wait_ms ?? 1));
         }
       }
     });
     return 0;
   } catch (error) {
-    if (error instanceof Refused) return Math.max(1, error.waitMs);
+    if (error instanceof Refused) return Math.max(1, Math.ceil(error.waitMs));
     throw error;
   }
 }
 
-/** The share of each provider's request limit still free in the current window (1 for a provider without limits). */
+/** How little of each provider's request pacing is booked ahead, as a share of a window (1: none; a provider without limits is absent). */
 async function headroomOf(db: Db | undefined, windowMs: number, models: CatalogModel[], limitsOf: (request: CapacityRequest) => Limit[]): Promise<Map<string, number>> {
   const headroom = new Map<string, number>();
   const limits = models.flatMap((model) => limitsOf({ model, inputTokens: 1 }).filter(({ key }) => key.endsWith(':rpm')).map((limit) => ({ ...limit, provider: model.provider })));
   if (db === undefined || limits.length === 0 || new Set(models.map(({ priority }) => priority)).size === models.length) return headroom;
-  const { rows } = await sql<{ key: string; used: number; current: boolean }>`
-    select key, used, window_start = floor(extract(epoch from clock_timestamp()) * 1000 / ${windowMs})::bigint as current
+  const { rows } = await sql<{ key: string; booked_ms: number }>`
+    select key, greatest(0, next_free_ms - extract(epoch from clock_timestamp()) * 1000) as booked_ms
     from provider_rate_windows where key = any(${limits.map(({ key }) => key)})`.execute(db);
   for (const limit of limits) {
     const row = rows.find(({ key }) => key === limit.key);
-    headroom.set(limit.provider, 1 - (row?.current ? Number(row.used) : 0) / limit.limit);
+    headroom.set(limit.provider, 1 - (row ? Number(row.booked_ms) : 0) / windowMs);
   }
   return headroom;
 }

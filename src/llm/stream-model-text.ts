@@ -89,7 +89,8 @@ export async function streamModelText(
   for (let index = 0; index < candidates.length; index += 1) {
     const candidate = candidates[index];
     try {
-      const answer = await callWithRetries(registry.traffic, candidate, { ...request, messages }, delivered);
+      const isLast = index === candidates.length - 1;
+      const answer = await callWithRetries(registry.traffic, candidate, { ...request, messages }, delivered, isLast);
       return { ...answer, attempts: failures.length + 1 };
     } catch (error) {
       if (request.abortSignal?.aborted) throw error;
@@ -121,12 +122,16 @@ export async function streamModelText(
   throw new ProviderCallError(`model call failed (${failures.join('; ')})`, 'transient');
 }
 
-/** One candidate, under its deployment's limits, retried for transient failures (p-retry) honouring Retry-After. */
+/**
+ * One candidate, under its deployment's limits, retried for transient failures (p-retry) honouring Retry-After, until
+ * its retries run out or, unless it is the last candidate, it goes into cooldown.
+ */
 async function callWithRetries(
   traffic: ProviderTraffic,
   candidate: ModelCandidate,
   request: StreamModelTextRequest,
   delivered: { text: string },
+  isLast: boolean,
 ): Promise<Omit<ModelTextResult, 'attempts'>> {
   const { catalogModel } = candidate;
   const signal = request.abortSignal;
@@ -156,7 +161,9 @@ async function callWithRetries(
     shouldRetry: async ({ error, retryDelay }) => {
       if (error instanceof StreamDivergedError || signal?.aborted) return false;
       const failure = classifyProviderError(error);
-      if (failure.kind !== 'transient' || traffic.isCoolingDown(catalogModel.provider)) return false;
+      if (failure.kind !== 'transient') return false;
+      // A cooldown sends the calls elsewhere; with nowhere else to go, the last candidate keeps its retries.
+      if (!isLast && traffic.isCoolingDown(catalogModel.provider)) return false;
       const extraWait = (failure.retryAfterMs ?? 0) - retryDelay;
       if (extraWait > 0) await sleep(extraWait, undefined, { signal });
       return true;
