@@ -77,13 +77,18 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
     },
     async order(candidates) {
       const headroom = await headroomOf(db, settings.windowMs, candidates.map(({ catalogModel }) => catalogModel), limitsOf);
+      // Limited peers with as much room as each other (none booked, the usual case below the limits) are taken at
+      // random; deployments without limits keep the catalogue's order.
       return candidates
-        .map((candidate, index) => ({ candidate, index }))
+        .map((candidate, index) => {
+          const room = headroom.get(candidate.catalogModel.provider);
+          return { candidate, model: candidate.catalogModel, room: room ?? 1, tiebreak: room === undefined ? index : Math.random() };
+        })
         .toSorted((left, right) =>
-          Number(isCoolingDown(left.candidate.catalogModel.provider)) - Number(isCoolingDown(right.candidate.catalogModel.provider))
-          || left.candidate.catalogModel.priority - right.candidate.catalogModel.priority
-          || (headroom.get(right.candidate.catalogModel.provider) ?? 1) - (headroom.get(left.candidate.catalogModel.provider) ?? 1)
-          || left.index - right.index)
+          Number(isCoolingDown(left.model.provider)) - Number(isCoolingDown(right.model.provider))
+          || left.model.priority - right.model.priority
+          || right.room - left.room
+          || left.tiebreak - right.tiebreak)
         .map(({ candidate }) => candidate);
     },
     isCoolingDown,

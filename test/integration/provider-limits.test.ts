@@ -4,17 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn, type StandInOptions } from '../fixtures/openai-stand-in.ts';
-import { honouringRetryAfter, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { createDatabase } from '../../src/db/database.ts';
+import { createProviderTraffic } from '../../src/llm/provider-traffic.ts';
+import type { CatalogModel } from '../../src/llm/model-catalog.ts';
+import { createTestDatabase, honouringRetryAfter, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 /** Two deployments of one model: `primary` and `secondary`, each an OpenAI-compatible server with its own limits. */
-function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; secondaryPriority?: number }): string {
+function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; secondaryRpm?: number; secondaryPriority?: number }): string {
   const file = path.join(os.tmpdir(), `agentgate-provider-limits-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
   const rpm = deployments.primaryRpm === undefined ? '' : `, rpm: ${deployments.primaryRpm}`;
   writeFileSync(file, [
     'default_tier: small',
     'providers:',
     `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL${rpm} }`,
-    '  secondary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_SECONDARY_URL }',
+    `  secondary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_SECONDARY_URL${deployments.secondaryRpm === undefined ? '' : `, rpm: ${deployments.secondaryRpm}`} }`,
     '  mock: { kind: mock }',
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }',
@@ -47,17 +50,17 @@ const queryOf = (body: any): string => body.messages.findLast((message: any) => 
 const isTitleCall = (body: any) => /^Write a title/.test(body.messages[0]?.content ?? '');
 const agentCalls = (provider: StandIn) => provider.requests.filter((request) => !isTitleCall(request.body));
 
-test('50 tasks from two processes against a deployment allowing 10 a second: all complete within its count, the rare 429 retried after its Retry-After', async (t) => {
+test('40 tasks from two processes against a deployment allowing 10 a second: all complete within its count, the rare 429 retried after its Retry-After', async (t) => {
   const provider = await standIn(t, { answer: 'Within the limit.', rateLimit: { requests: 10, windowMs: 1000 } });
   const env = { MODELS_CONFIG: writeCatalog(t, { primaryRpm: 600 }), OPENAI_COMPATIBLE_PRIMARY_URL: `${provider.url}/v1`, ...fastRetries };
   const first = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'limits-a' } });
   const second = await startGateway(t, { databaseUrl: first.databaseUrl, env: { ...env, EXECUTOR_ID: 'limits-b' } });
-  const queries = Array.from({ length: 50 }, (_, index) => `question number ${index}`);
+  const queries = Array.from({ length: 40 }, (_, index) => `question number ${index}`);
   const submitted = await submitAll([first, second], queries, { provider_override: 'primary' });
   const tasks = await Promise.all(submitted.map(({ gateway, taskId }) => waitForTask(gateway, taskId, 60_000)));
   assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), [], 'no task failed');
   assert.ok(tasks.every((task) => task.result === 'Within the limit.'));
-  assert.equal(agentCalls(provider).filter((request) => request.status === 200).length, 50, 'each task was answered once');
+  assert.equal(agentCalls(provider).filter((request) => request.status === 200).length, 40, 'each task was answered once');
   assert.ok(Math.max(...provider.stats.servedPerWindow.values()) <= 10);
   // Both processes pace their calls on one shared count: the stand-in refuses at most the odd call delayed on its way.
   assert.ok(provider.stats.rateLimited <= 3, `${provider.stats.rateLimited} calls were refused with 429`);
@@ -70,7 +73,7 @@ test('50 tasks from two processes against a deployment allowing 10 a second: all
 test('a gateway configured above the provider\'s real limit meets its 429s by waiting out Retry-After, and no task fails', async (t) => {
   const provider = await standIn(t, { answer: 'Eventually.', rateLimit: { requests: 3, windowMs: 1000 } });
   const gateway = await startGateway(t, { env: { MODELS_CONFIG: writeCatalog(t, { primaryRpm: 600 }), OPENAI_COMPATIBLE_PRIMARY_URL: `${provider.url}/v1`, ...fastRetries, PROVIDER_COOLDOWN_FAILURES: '100' } });
-  const submitted = await submitAll([gateway], Array.from({ length: 15 }, (_, index) => `busy question ${index}`), { provider_override: 'primary' });
+  const submitted = await submitAll([gateway], Array.from({ length: 10 }, (_, index) => `busy question ${index}`), { provider_override: 'primary' });
   const tasks = await Promise.all(submitted.map(({ taskId }) => waitForTask(gateway, taskId, 60_000)));
   assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), []);
   assert.ok(provider.stats.rateLimited > 0, 'the provider did refuse calls');
@@ -168,4 +171,36 @@ test('context overflow: the oldest history is dropped once and the call answered
   assert.match(failed.error, /primary\/model-a: bad request \(HTTP 400\): .*Invalid value for temperature/);
   assert.equal(agentCalls(provider).filter((request) => queryOf(request.body) === 'refuse this one').length, 1, 'not retried');
   assert.equal(secondary.requests.length, 0, 'not sent to the other deployment');
+});
+
+test('two deployments of one model at the same priority share the calls by headroom', async (t) => {
+  const primary = await standIn(t, { answer: 'From the primary.', wordDelayMs: 20 });
+  const secondary = await standIn(t, { answer: 'From the secondary.', wordDelayMs: 20 });
+  const gateway = await startGateway(t, {
+    env: {
+      MODELS_CONFIG: writeCatalog(t, { primaryRpm: 300, secondaryRpm: 300, secondaryPriority: 1 }), ...fastRetries,
+      OPENAI_COMPATIBLE_PRIMARY_URL: `${primary.url}/v1`, OPENAI_COMPATIBLE_SECONDARY_URL: `${secondary.url}/v1`,
+    },
+  });
+  const submitted = await submitAll([gateway], Array.from({ length: 12 }, (_, index) => `shared question ${index}`));
+  const tasks = await Promise.all(submitted.map(({ taskId }) => waitForTask(gateway, taskId, 30_000)));
+  assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), []);
+  const byProvider = Object.groupBy(tasks, (task) => task.provider);
+  t.diagnostic(`primary answered ${byProvider.primary?.length ?? 0}, secondary ${byProvider.secondary?.length ?? 0}`);
+  assert.ok((byProvider.primary?.length ?? 0) >= 2 && (byProvider.secondary?.length ?? 0) >= 2, 'both deployments took a share of the calls');
+});
+
+test('a tenant\'s burst takes only its share of a deployment: another tenant\'s call goes ahead of most of it', async (t) => {
+  const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
+  t.after(() => db.destroy());
+  const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
+    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
+  });
+  const model = { provider: 'primary' } as CatalogModel;
+  const finished: string[] = [];
+  const take = (tenantId: string, label: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }).then(() => { finished.push(label); });
+  const burst = Array.from({ length: 10 }, (_, index) => take('tenant-a', `a${index}`));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await Promise.all([...burst, take('tenant-b', 'b')]);
+  assert.ok(finished.indexOf('b') <= 4, `tenant b's call finished ${finished.indexOf('b') + 1}th of 11: ${finished.join(' ')}`);
 });
