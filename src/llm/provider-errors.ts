@@ -25,9 +25,15 @@ export function classifyProviderError(error: unknown): ClassifiedFailure {
   if (APICallError.isInstance(error)) return classifyApiCallError(error);
   const message = error instanceof Error ? error.message : String(error);
   if (CONTEXT_LENGTH.test(message)) return { kind: 'context_length', reason: 'context length exceeded' };
-  // Anything else that is not the provider's answer (a reset socket, a stream cut short, a timeout) is worth another try.
-  return { kind: 'transient', reason: describeDrop(error) };
+  // A reset socket, a stream cut short or a timeout is worth another try; any other failure of the client (the mock's
+  // scripted one, a provider package refusing its input) would fail again alike, so the next candidate is tried.
+  if (error instanceof TypeError || /timeout/i.test(error instanceof Error ? error.name : '') || NETWORK.test(message)) {
+    return { kind: 'transient', reason: describeDrop(error) };
+  }
+  return { kind: 'deployment', reason: 'failed' };
 }
+
+const NETWORK = /terminated|stream ended early|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|other side closed|timed? ?out/i;
 
 function classifyApiCallError(error: APICallError): ClassifiedFailure {
   const status = error.statusCode;
