@@ -40,7 +40,7 @@ const EnvSchema = Type.Object({
   PROVIDER_RATE_WINDOW_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 60, default: 60 }),
   PROVIDER_TENANT_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
   PROVIDER_MAX_WAIT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 300 }),
-  PROVIDER_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 6 }),
+  PROVIDER_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 4 }),
   PROVIDER_COOLDOWN_FAILURES: Type.Integer({ minimum: 1, maximum: 100, default: 3 }),
   PROVIDER_COOLDOWN_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),

@@ -57,6 +57,7 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
     return limits;
   };
 
+  let turn = 0;
   const isCoolingDown = (provider: string) => (failures.get(provider)?.until ?? 0) > Date.now();
 
   return Object.freeze({
@@ -77,12 +78,13 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
     },
     async order(candidates) {
       const headroom = await headroomOf(db, settings.windowMs, candidates.map(({ catalogModel }) => catalogModel), limitsOf);
-      // Limited peers with as much room as each other (none booked, the usual case below the limits) are taken at
-      // random; deployments without limits keep the catalogue's order.
+      // Limited peers with as much room as each other (none booked, the usual case below the limits) take turns;
+      // deployments without limits keep the catalogue's order.
+      turn += 1;
       return candidates
         .map((candidate, index) => {
           const room = headroom.get(candidate.catalogModel.provider);
-          return { candidate, model: candidate.catalogModel, room: room ?? 1, tiebreak: room === undefined ? index : Math.random() };
+          return { candidate, model: candidate.catalogModel, room: room ?? 1, tiebreak: room === undefined ? index : (index + turn) % candidates.length };
         })
         .toSorted((left, right) =>
           Number(isCoolingDown(left.model.provider)) - Number(isCoolingDown(right.model.provider))

@@ -152,9 +152,16 @@ async function callWithRetries(
     retries: traffic.settings.retries,
     minTimeout: 250,
     factor: 2,
-    maxTimeout: 10_000,
+    maxTimeout: 4_000,
     randomize: true,
     signal,
+    // A 429 that says when to come back is the provider pacing us, not failing: waiting for it spends no retry, but
+    // all the waiting together is bounded.
+    maxRetryTime: traffic.settings.maxWaitMs,
+    shouldConsumeRetry: ({ error }) => {
+      const failure = error instanceof StreamDivergedError ? undefined : classifyProviderError(error);
+      return !(failure?.reason.startsWith('rate limited') && failure.retryAfterMs !== undefined);
+    },
     onFailedAttempt: ({ error }) => {
       if (!(error instanceof StreamDivergedError) && classifyProviderError(error).kind === 'transient') traffic.recordFailure(catalogModel.provider);
     },

@@ -185,9 +185,11 @@ test('two deployments of one model at the same priority share the calls by headr
   const submitted = await submitAll([gateway], Array.from({ length: 12 }, (_, index) => `shared question ${index}`));
   const tasks = await Promise.all(submitted.map(({ taskId }) => waitForTask(gateway, taskId, 30_000)));
   assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), []);
-  const byProvider = Object.groupBy(tasks, (task) => task.provider);
-  t.diagnostic(`primary answered ${byProvider.primary?.length ?? 0}, secondary ${byProvider.secondary?.length ?? 0}`);
-  assert.ok((byProvider.primary?.length ?? 0) >= 2 && (byProvider.secondary?.length ?? 0) >= 2, 'both deployments took a share of the calls');
+  assert.ok(tasks.some((task) => task.provider === 'primary') && tasks.some((task) => task.provider === 'secondary'));
+  // Counted over every call (the agents' and the session titles'), which take turns while both have room.
+  const [first, second] = [primary.stats.served, secondary.stats.served];
+  t.diagnostic(`primary served ${first} calls, secondary ${second}`);
+  assert.ok(Math.min(first, second) >= 0.25 * (first + second), 'both deployments took a share of the calls');
 });
 
 test('a tenant\'s burst takes only its share of a deployment: another tenant\'s call goes ahead of most of it', async (t) => {
