@@ -1,3 +1,4 @@
+import type { ProviderTrafficSettings } from './llm/provider-traffic.ts';
 import { Resolver } from 'node:dns/promises';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
@@ -36,6 +37,12 @@ const EnvSchema = Type.Object({
   EXECUTOR_DEAD_AFTER_SECONDS: Type.Integer({ minimum: 3, maximum: 3600, default: 30 }),
   SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 25 }),
   MODELS_CONFIG: Type.String({ default: 'config/models.yaml' }),
+  PROVIDER_RATE_WINDOW_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 60, default: 60 }),
+  PROVIDER_TENANT_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
+  PROVIDER_MAX_WAIT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 300 }),
+  PROVIDER_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 4 }),
+  PROVIDER_COOLDOWN_FAILURES: Type.Integer({ minimum: 1, maximum: 100, default: 3 }),
+  PROVIDER_COOLDOWN_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 }),
   MCP_CONFIG: Type.String({ default: 'config/mcp.yaml' }),
   TEMPLATES_DIR: Type.String({ default: 'config/templates' }),
   SKILLS_PATH: Type.String({ default: 'config/skills' }),
@@ -268,6 +275,8 @@ export interface Config {
   /** On SIGTERM/SIGINT, the workflows running here may finish for this long before they are handed to other workers. */
   shutdownGraceSeconds: number;
   modelsConfigPath: string;
+  /** Provider limits, retries and cooldowns (llm/provider-traffic.ts). */
+  providerTraffic: ProviderTrafficSettings;
   /** MCP servers whose tools join the registry; a missing file means none. */
   mcpConfigPath: string;
   /** Where the workflow templates (`*.yaml`) are read from at start-up. */
@@ -473,6 +482,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     executorDeadAfterSeconds: values.EXECUTOR_DEAD_AFTER_SECONDS,
     shutdownGraceSeconds: values.SHUTDOWN_GRACE_SECONDS,
     modelsConfigPath: path.resolve(values.MODELS_CONFIG),
+    providerTraffic: {
+      windowMs: values.PROVIDER_RATE_WINDOW_SECONDS * 1000,
+      tenantShare: values.PROVIDER_TENANT_SHARE,
+      maxWaitMs: values.PROVIDER_MAX_WAIT_SECONDS * 1000,
+      retries: values.PROVIDER_RETRIES,
+      cooldownFailures: values.PROVIDER_COOLDOWN_FAILURES,
+      cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
+    },
     mcpConfigPath: path.resolve(values.MCP_CONFIG),
     templatesDir: path.resolve(values.TEMPLATES_DIR),
     skills: Object.freeze({ path: path.resolve(values.SKILLS_PATH), reloadIntervalMs: values.SKILLS_RELOAD_INTERVAL_MS }),

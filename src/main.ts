@@ -30,6 +30,7 @@ import { handOverWorkflows } from './tasks/hand-over-workflows.ts';
 import { resumeStalledWorkflows } from './tasks/resume-stalled.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
+import { createProviderTraffic } from './llm/provider-traffic.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { createBuiltInToolRegistry } from './tools/built-ins.ts';
 import { checkBashSandbox } from './tools/bash/check-sandbox.ts';
@@ -115,7 +116,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   logger.info({ agents: agents.list().length, agents_dir: config.agents.dir }, 'agent catalogue loaded');
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
-  const models = createModelRegistry(loadModelCatalog(config.modelsConfigPath), config.providerEnv, { latencyMs: config.mockLatencyMs });
+  const catalog = loadModelCatalog(config.modelsConfigPath);
+  const models = createModelRegistry(catalog, config.providerEnv, { latencyMs: config.mockLatencyMs }, createProviderTraffic(connection.db, catalog.providers, config.providerTraffic));
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
   const identity = await claimIdentity(connection, config);

@@ -14,6 +14,9 @@ const ProviderEntry = Type.Object({
   kind: Type.Enum([...providerKinds]),
   api_key_env: Type.Optional(EnvName),
   base_url_env: Type.Optional(EnvName),
+  /** Requests and tokens (input) per minute this deployment allows, shared by every process. */
+  rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+  tpm: Type.Optional(Type.Integer({ minimum: 1 })),
 }, { additionalProperties: false });
 
 const ModelEntry = Type.Object({

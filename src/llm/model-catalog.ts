@@ -11,6 +11,9 @@ export type ProviderSpec = {
   readonly kind: ProviderKind;
   readonly apiKeyEnv?: string;
   readonly baseUrlEnv?: string;
+  /** Requests and input tokens per minute the deployment allows (llm/provider-traffic.ts); no limit when absent. */
+  readonly rpm?: number;
+  readonly tpm?: number;
 };
 
 export type ModelPricing = {
@@ -73,6 +76,8 @@ function toCatalog(file: ModelCatalogFile): ModelCatalog {
     kind: entry.kind,
     apiKeyEnv: entry.api_key_env,
     baseUrlEnv: entry.base_url_env,
+    ...(entry.rpm === undefined ? {} : { rpm: entry.rpm }),
+    ...(entry.tpm === undefined ? {} : { tpm: entry.tpm }),
   }));
   const models = file.models.map((entry) => Object.freeze({
     name: entry.name,

@@ -2,12 +2,15 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { CatalogModel, ModelCatalog, ProviderSpec } from './model-catalog.ts';
 import type { MockSettings } from './mock-provider.ts';
 import { createModelFactory, credentialEnv, type LanguageModelFactory } from './provider-factory.ts';
+import { createProviderTraffic, type ProviderTraffic } from './provider-traffic.ts';
 import { selectModels, type ModelSelection } from './select-models.ts';
 
 export type ModelCandidate = { catalogModel: CatalogModel; languageModel: LanguageModelV3 };
 
 export type ModelRegistry = {
   readonly catalog: ModelCatalog;
+  /** The deployments' shared limits and cooldowns. */
+  readonly traffic: ProviderTraffic;
   /** Names of the providers that can be called, the mock included. */
   configuredProviders(): string[];
   /** True when no real provider is configured, so tasks use the mock. */
@@ -23,6 +26,7 @@ export function createModelRegistry(
   catalog: ModelCatalog,
   env: Record<string, string | undefined>,
   mock: MockSettings = {},
+  traffic: ProviderTraffic = createProviderTraffic(undefined, catalog.providers, DEFAULT_TRAFFIC),
 ): ModelRegistry {
   const factories = new Map<string, LanguageModelFactory>();
   for (const provider of catalog.providers) {
@@ -44,12 +48,16 @@ export function createModelRegistry(
 
   return Object.freeze({
     catalog,
+    traffic,
     configuredProviders: () => [...factories.keys()],
     isMockOnly: () => realProviders.length === 0,
     describe: () => describeRegistry(catalog, realProviders, selectDefault),
     resolveCandidates,
   });
 }
+
+/** Without a database (unit tests): no shared limits, the retry and cooldown defaults. */
+export const DEFAULT_TRAFFIC = Object.freeze({ windowMs: 60_000, tenantShare: 1, maxWaitMs: 120_000, cooldownFailures: 3, cooldownMs: 30_000, retries: 4 });
 
 function wireModelId(model: CatalogModel, env: Record<string, string | undefined>): string {
   return (model.modelIdEnv === undefined ? undefined : env[model.modelIdEnv]) || model.modelId;

@@ -1,9 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { ModelTextResult } from './stream-model-text.ts';
 
-/** A call's result as recorded: `cachedInputTokens` (of its input tokens, those read from the prompt cache) when known. */
-export type RecordedCall = ModelTextResult & { cachedInputTokens?: number };
-
 export interface UsageOwner {
   /** Null for a call of the session itself (its title). */
   taskId: string | null;
@@ -16,7 +13,7 @@ export interface UsageOwner {
  * One row per model call. `callKey` is stable for the call site, so a call repeated after a crash
  * replaces its row rather than counting twice.
  */
-export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: RecordedCall): Promise<void> {
+export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: ModelTextResult): Promise<void> {
   const row = {
     call_key: callKey,
     task_id: owner.taskId,

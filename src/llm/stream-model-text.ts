@@ -1,10 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import pRetry from 'p-retry';
 import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type OutputInterface, type ToolSet } from 'ai';
 import { storableDeltas, storableJson } from '../db/storable-text.ts';
 import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
+import { classifyProviderError, ProviderCallError } from './provider-errors.ts';
+import type { ProviderTraffic } from './provider-traffic.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
 import type { ModelSelection } from './select-models.ts';
 
@@ -53,6 +57,8 @@ export type StreamModelTextRequest = {
   /** Further options for the mock provider only (the phase a call serves, scripted plans and failures). */
   mockOptions?: Record<string, unknown>;
   onDelta?: (text: string) => void;
+  /** The tenant whose share of each deployment's limits the call counts against. */
+  tenantId?: string;
   /** Awaited before the next candidate is tried, after one failed without delivering text. */
   onFallback?: (fallback: ModelFallback) => Promise<void>;
   /** Names the call in its trace spans: the phase it serves (`functionId`) and ids such as the task's. */
@@ -74,6 +80,8 @@ export type ModelTextResult = {
   provider: string;
   inputTokens: number;
   outputTokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache (priced at the cached-input price). */
+  cachedInputTokens?: number;
   costUsd: number;
   /** Candidates tried, this one included (1 when the first answered). */
   attempts: number;
@@ -82,39 +90,135 @@ export type ModelTextResult = {
 };
 
 /**
- * Streams one answer. Candidates are tried in the registry's order: a provider error before any
- * text was delivered moves on to the next one; an abort, or an error after text went out (the
- * caller has already shown it), is rethrown. When every candidate fails, the last error is thrown.
+ * Streams one answer. Candidates are tried in the order the traffic gives them (deployments in cooldown last, peers
+ * of one priority by headroom). Each call first takes capacity under its deployment's shared limits; a transient
+ * failure (429, overload, 5xx, a dropped stream) is retried on the same deployment after the provider's Retry-After
+ * or a backoff, until its retries run out or it goes into cooldown, and then the next candidate is tried. A request
+ * the provider refuses (400, content policy) is not retried anywhere; one too long for the context window is sent
+ * again once with the oldest history dropped. A stream restarted after text went out must repeat that text: only
+ * what follows it is delivered, so the caller's deltas still join to the answer.
  */
 export async function streamModelText(
   registry: ModelRegistry,
   request: StreamModelTextRequest,
 ): Promise<ModelTextResult> {
   const failures: string[] = [];
-  const candidates = registry.resolveCandidates(request.selection);
-  for (const [index, candidate] of candidates.entries()) {
-    const progress = { hasDeliveredText: false };
-    const startedAt = performance.now();
+  const candidates = await registry.traffic.order(registry.resolveCandidates(request.selection));
+  const delivered = { text: '' };
+  let messages = request.messages;
+  let trimmed = false;
+  for (let index = 0; index < candidates.length; index += 1) {
+    const candidate = candidates[index];
     try {
-      const answer = await streamCandidate(candidate, request, progress);
-      countModelRequest(candidate.catalogModel, 'ok', startedAt, answer);
+      const isLast = index === candidates.length - 1;
+      const answer = await callWithRetries(registry.traffic, candidate, { ...request, messages }, delivered, isLast);
       return { ...answer, attempts: failures.length + 1 };
     } catch (error) {
-      countModelRequest(candidate.catalogModel, request.abortSignal?.aborted ? 'aborted' : 'error', startedAt);
       if (request.abortSignal?.aborted) throw error;
-      const failure = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${errorMessage(error)}`;
-      if (progress.hasDeliveredText) throw new Error(`model call failed mid-answer (${failure})`, { cause: error });
-      failures.push(failure);
+      const failure = error instanceof StreamDivergedError ? { kind: 'request' as const, reason: error.message } : classifyProviderError(error);
+      const named = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${failure.reason}: ${errorMessage(error)}`;
+      if (failure.kind === 'context_length' && !trimmed && delivered.text === '') {
+        const shorter = trimOldestHistory(messages);
+        if (shorter !== undefined) {
+          messages = shorter;
+          trimmed = true;
+          index -= 1;
+          continue;
+        }
+      }
+      if (failure.kind === 'context_length') {
+        throw new ProviderCallError(`model call failed (${named}${trimmed ? '; still too long after the oldest history was dropped' : ''})`, failure.kind, { cause: error });
+      }
+      if (failure.kind === 'request') throw new ProviderCallError(`model call failed (${named})`, failure.kind, { cause: error });
+      if (delivered.text !== '') throw new ProviderCallError(`model call failed mid-answer (${named})`, failure.kind, { cause: error });
+      failures.push(named);
       const next = candidates[index + 1];
       if (next !== undefined) {
         await request.onFallback?.({
-          attempt: index + 1, failed: modelName(candidate), next: modelName(next), error: errorMessage(error),
+          attempt: failures.length, failed: modelName(candidate), next: modelName(next), error: `${failure.reason}: ${errorMessage(error)}`,
         });
       }
     }
   }
-  throw new Error(`model call failed (${failures.join('; ')})`);
+  throw new ProviderCallError(`model call failed (${failures.join('; ')})`, 'transient');
 }
+
+/**
+ * One candidate, under its deployment's limits, retried for transient failures (p-retry) honouring Retry-After, until
+ * its retries run out or, unless it is the last candidate, it goes into cooldown.
+ */
+async function callWithRetries(
+  traffic: ProviderTraffic,
+  candidate: ModelCandidate,
+  request: StreamModelTextRequest,
+  delivered: { text: string },
+  isLast: boolean,
+): Promise<Omit<ModelTextResult, 'attempts'>> {
+  const { catalogModel } = candidate;
+  const signal = request.abortSignal;
+  return pRetry(async () => {
+    await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal });
+    const startedAt = performance.now();
+    try {
+      const answer = await streamCandidate(candidate, request, delivered);
+      countModelRequest(catalogModel, 'ok', startedAt, answer);
+      traffic.recordSuccess(catalogModel.provider);
+      return answer;
+    } catch (error) {
+      countModelRequest(catalogModel, signal?.aborted ? 'aborted' : 'error', startedAt);
+      // p-retry never retries a TypeError unless it looks like a network one; undici reports a cut stream as one.
+      throw error instanceof TypeError ? new Error(`stream ended early: ${error.message}`, { cause: error }) : error;
+    }
+  }, {
+    retries: traffic.settings.retries,
+    minTimeout: 250,
+    factor: 2,
+    maxTimeout: 4_000,
+    randomize: true,
+    signal,
+    // A 429 that says when to come back is the provider pacing us, not failing: waiting for it spends no retry, but
+    // all the waiting together is bounded.
+    maxRetryTime: traffic.settings.maxWaitMs,
+    shouldConsumeRetry: ({ error }) => {
+      const failure = error instanceof StreamDivergedError ? undefined : classifyProviderError(error);
+      return !(failure?.reason.startsWith('rate limited') && failure.retryAfterMs !== undefined);
+    },
+    onFailedAttempt: ({ error }) => {
+      if (!(error instanceof StreamDivergedError) && classifyProviderError(error).kind === 'transient') traffic.recordFailure(catalogModel.provider);
+    },
+    shouldRetry: async ({ error, retryDelay }) => {
+      if (error instanceof StreamDivergedError || signal?.aborted) return false;
+      const failure = classifyProviderError(error);
+      if (failure.kind !== 'transient') return false;
+      // A cooldown sends the calls elsewhere; with nowhere else to go, the last candidate keeps its retries.
+      if (!isLast && traffic.isCoolingDown(catalogModel.provider)) return false;
+      const extraWait = (failure.retryAfterMs ?? 0) - retryDelay;
+      if (extraWait > 0) await sleep(extraWait, undefined, { signal });
+      return true;
+    },
+  });
+}
+
+/** The provider's answer after a restart differs from the text already delivered, which cannot be taken back. */
+class StreamDivergedError extends Error {
+  constructor(deliveredChars: number) {
+    super(`the restarted answer differs from the ${deliveredChars} characters already streamed`);
+    this.name = 'StreamDivergedError';
+  }
+}
+
+/**
+ * The history without its older half (from a user turn on, so no tool result loses its call), or undefined when
+ * nothing older than the last turn is left to drop.
+ */
+export function trimOldestHistory(messages: ModelMessage[]): ModelMessage[] | undefined {
+  const half = Math.floor(messages.length / 2);
+  const from = messages.findIndex((message, index) => index >= Math.max(1, half) && message.role === 'user');
+  return from <= 0 ? undefined : messages.slice(from);
+}
+
+const estimateInput = (request: StreamModelTextRequest) =>
+  Math.ceil(((request.system?.length ?? 0) + request.messages.reduce((total, message) => total + (typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length), 0)) / 4);
 
 const modelName = ({ catalogModel }: ModelCandidate) => ({ provider: catalogModel.provider, model: catalogModel.name });
 
@@ -123,7 +227,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 async function streamCandidate(
   { catalogModel, languageModel }: ModelCandidate,
   request: StreamModelTextRequest,
-  progress: { hasDeliveredText: boolean },
+  delivered: { text: string },
 ): Promise<Omit<ModelTextResult, 'attempts'>> {
   const result = streamText({
     model: languageModel,
@@ -136,9 +240,8 @@ async function streamCandidate(
     output: jsonAnswerOf(request),
     ...request.callSettings,
     abortSignal: request.abortSignal,
-    // One quick retry for a transient failure; beyond that, falling back to the next candidate
-    // beats the SDK's default of two retries with 2 s and 4 s back-off.
-    maxRetries: 1,
+    // Retries are ours (callWithRetries): they honour Retry-After, count towards cooldowns and take capacity again.
+    maxRetries: 0,
     providerOptions: { mock: { ...request.mockOptions, delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } as never },
     // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
     onError: () => {},
@@ -148,9 +251,21 @@ async function streamCandidate(
   let usage: LanguageModelUsage | undefined;
   const toolCalls: RequestedToolCall[] = [];
   const deliver = (delta: string) => {
+    const before = text.length;
     text += delta;
-    progress.hasDeliveredText = true;
-    request.onDelta?.(delta);
+    if (before >= delivered.text.length) {
+      delivered.text += delta;
+      request.onDelta?.(delta);
+      return;
+    }
+    // A restart repeating what an earlier attempt already delivered: checked, not delivered again.
+    const overlap = Math.min(text.length, delivered.text.length);
+    if (text.slice(before, overlap) !== delivered.text.slice(before, overlap)) throw new StreamDivergedError(delivered.text.length);
+    if (text.length > delivered.text.length) {
+      const fresh = text.slice(delivered.text.length);
+      delivered.text = text;
+      request.onDelta?.(fresh);
+    }
   };
   // What the model says is stored (events, results, tool calls), so text Postgres refuses is replaced as it arrives.
   const deltas = storableDeltas();
@@ -170,13 +285,15 @@ async function streamCandidate(
   if (rest.length > 0) deliver(rest);
   const inputTokens = usage?.inputTokens ?? 0;
   const outputTokens = usage?.outputTokens ?? 0;
+  const cachedInputTokens = usage?.inputTokenDetails?.cacheReadTokens ?? 0;
   return {
     text,
     model: catalogModel.name,
     provider: catalogModel.provider,
     inputTokens,
     outputTokens,
-    costUsd: costUsd(catalogModel, inputTokens, outputTokens),
+    cachedInputTokens,
+    costUsd: costUsd(catalogModel, inputTokens, outputTokens, cachedInputTokens),
     ...(request.tools ? { toolCalls } : {}),
   };
 }

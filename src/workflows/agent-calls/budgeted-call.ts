@@ -122,7 +122,7 @@ async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedC
     modelCalls.inc({ phase });
     const telemetry = { functionId: phase, metadata: { task_id: task.id, call_key: call.callKey } };
     return await withDeadline(deps.config, task, cancel, (abortSignal) =>
-      streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry }));
+      streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry, tenantId: task.tenantId }));
   } catch (error) {
     await call.stream?.events.flush();
     await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, call.callKey), { logger: deps.logger, what: 'release tokens' });

@@ -42,7 +42,7 @@ test('an OpenAI-compatible server is called with the configured model id and its
   const result = await streamModelText(registry, { selection, system: 'Be brief.', messages, onDelta });
   assert.deepEqual(result, {
     text: 'Hello from the local model.', model: 'local-medium', provider: 'openai_compatible',
-    inputTokens: 11, outputTokens: 7, costUsd: 0, attempts: 1,
+    inputTokens: 11, outputTokens: 7, cachedInputTokens: 0, costUsd: 0, attempts: 1,
   });
   assert.deepEqual(deltas, ['Hello ', 'from ', 'the ', 'local ', 'model.']);
   const [request] = standIn.requests;
@@ -54,7 +54,7 @@ test('an OpenAI-compatible server is called with the configured model id and its
     [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }]);
 });
 
-test('a provider failing before any text falls back to the next candidate after one retry', async (t) => {
+test('a provider failing before any text is retried until its cooldown, then the next candidate answers', async (t) => {
   const failing = await startStandIn(t, { failWithStatus: 500 });
   const working = await startStandIn(t, { answer: 'Fallback answer.' });
   const registry = createModelRegistry(catalog, {
@@ -64,7 +64,7 @@ test('a provider failing before any text falls back to the next candidate after 
   const result = await streamModelText(registry, { selection: {}, messages });
   assert.deepEqual([result.provider, result.model, result.text], ['ollama', 'ollama-small', 'Fallback answer.']);
   assert.equal(result.attempts, 2, 'the fallback is counted');
-  assert.equal(failing.requests.length, 2);
+  assert.equal(failing.requests.length, 3, 'three consecutive failures put the deployment in cooldown');
   assert.equal(working.requests[0].body.model, 'llama3.2');
 });
 
@@ -74,7 +74,56 @@ test('when every candidate fails, the error names each provider and its failure'
   await assert.rejects(streamModelText(registry, { selection: {}, messages }), /model call failed \(openai_compatible\/local-small: .*stand-in failure/);
 });
 
-test('a failure after text was delivered is rethrown without trying another provider', async (t) => {
+test('a stream cut after text is restarted on the same deployment, and the deltas join to the answer exactly', async (t) => {
+  const breaking = await startStandIn(t, { answer: 'One two three four.', script: (index) => (index === 0 ? { breakAfterWords: 2 } : undefined) });
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${breaking.url}/v1` });
+  const deltas: string[] = [];
+  const result = await streamModelText(registry, { selection: {}, messages, onDelta: (text) => deltas.push(text) });
+  assert.equal(result.text, 'One two three four.');
+  assert.equal(deltas.join(''), result.text);
+  assert.equal(breaking.requests.length, 2);
+});
+
+test('a 400 is neither retried nor sent to another provider, and the error names provider, model and reason', async (t) => {
+  const refusing = await startStandIn(t, { failWithStatus: 400, failMessage: 'Invalid value for temperature' });
+  const spare = await startStandIn(t);
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${refusing.url}/v1`, OLLAMA_BASE_URL: `${spare.url}/v1` });
+  await assert.rejects(streamModelText(registry, { selection: {}, messages }), /model call failed \(openai_compatible\/local-small: bad request \(HTTP 400\): .*Invalid value for temperature/);
+  assert.equal(refusing.requests.length, 1);
+  assert.equal(spare.requests.length, 0);
+});
+
+test('a context-length error drops the oldest history once and sends the call again', async (t) => {
+  const contextError = { status: 400, message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', code: 'context_length_exceeded' };
+  const standIn = await startStandIn(t, { answer: 'Short enough now.', script: (index) => (index === 0 ? contextError : undefined) });
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${standIn.url}/v1` });
+  const history = [
+    { role: 'user' as const, content: 'first question' }, { role: 'assistant' as const, content: 'first answer' },
+    { role: 'user' as const, content: 'second question' }, { role: 'assistant' as const, content: 'second answer' },
+    { role: 'user' as const, content: 'third question' },
+  ];
+  const result = await streamModelText(registry, { selection: {}, messages: history });
+  assert.equal(result.text, 'Short enough now.');
+  assert.deepEqual(standIn.requests.map((request) => request.body.messages.length), [5, 3]);
+  assert.equal(standIn.requests[1].body.messages[0].content, 'second question');
+});
+
+test('a context-length error on the last turn alone fails naming the cause, without a retry', async (t) => {
+  const standIn = await startStandIn(t, { failWithStatus: 400, failMessage: 'prompt is too long: 300000 tokens > 200000 maximum' });
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${standIn.url}/v1` });
+  await assert.rejects(streamModelText(registry, { selection: {}, messages }), /openai_compatible\/local-small: context length exceeded \(HTTP 400\)/);
+  assert.equal(standIn.requests.length, 1);
+});
+
+test('a 429 is retried after the Retry-After the provider sent', async (t) => {
+  const standIn = await startStandIn(t, { script: (index) => (index === 0 ? { status: 429, retryAfterMs: 700 } : undefined) });
+  const registry = createModelRegistry(catalog, { OPENAI_COMPATIBLE_BASE_URL: `${standIn.url}/v1` });
+  await streamModelText(registry, { selection: {}, messages });
+  assert.equal(standIn.requests.length, 2);
+  assert.ok(standIn.requests[1].at - standIn.requests[0].at >= 690, `retried after ${standIn.requests[1].at - standIn.requests[0].at} ms`);
+});
+
+test('a failure after text was delivered, repeated until the cooldown, is rethrown without trying another provider', async (t) => {
   const breaking = await startStandIn(t, { answer: 'One two three four.', breakAfterWords: 2 });
   const spare = await startStandIn(t);
   const registry = createModelRegistry(catalog, {

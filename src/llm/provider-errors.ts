@@ -1,0 +1,97 @@
+import { APICallError } from '@ai-sdk/provider';
+
+/**
+ * What a failed provider call means for the next step:
+ * - `transient`: 429, overloaded (529), 5xx, timeouts, dropped connections: back off (honouring Retry-After) and
+ *   retry the same deployment, which counts towards its cooldown;
+ * - `deployment`: this deployment cannot serve (401/403/404): no retry, the next candidate is tried;
+ * - `context_length`: the prompt is longer than the model takes: the history is trimmed once, else the call fails;
+ * - `request`: the request itself is refused (400, 422, content policy): neither retried nor sent elsewhere.
+ */
+export type FailureKind = 'transient' | 'deployment' | 'context_length' | 'request';
+
+export type ClassifiedFailure = {
+  kind: FailureKind;
+  /** A short reason for errors and events: `rate limited (HTTP 429)`, `overloaded (HTTP 529)`, … */
+  reason: string;
+  /** How long the provider asked us to wait (Retry-After, retry-after-ms, x-ratelimit-reset-*), when it said. */
+  retryAfterMs?: number;
+};
+
+const CONTEXT_LENGTH = /context[ _-]?length|context window|maximum context|prompt is too long|too many tokens|maximum.*tokens.*exceeded|input is too long/i;
+const CONTENT_POLICY = /content[ _-]?policy|content_filter|safety system|flagged/i;
+
+export function classifyProviderError(error: unknown): ClassifiedFailure {
+  if (APICallError.isInstance(error)) return classifyApiCallError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (CONTEXT_LENGTH.test(message)) return { kind: 'context_length', reason: 'context length exceeded' };
+  // A reset socket, a stream cut short or a timeout is worth another try; any other failure of the client (the mock's
+  // scripted one, a provider package refusing its input) would fail again alike, so the next candidate is tried.
+  if (error instanceof TypeError || /timeout/i.test(error instanceof Error ? error.name : '') || NETWORK.test(message)) {
+    return { kind: 'transient', reason: describeDrop(error) };
+  }
+  return { kind: 'deployment', reason: 'failed' };
+}
+
+const NETWORK = /terminated|stream ended early|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|other side closed|timed? ?out/i;
+
+function classifyApiCallError(error: APICallError): ClassifiedFailure {
+  const status = error.statusCode;
+  const text = `${error.message} ${error.responseBody ?? ''}`;
+  const retryAfterMs = readRetryAfter(error.responseHeaders);
+  const withWait = retryAfterMs === undefined ? {} : { retryAfterMs };
+  // A 2xx whose body broke off: the stream was cut after the provider accepted the call.
+  if (status === undefined || status < 300) return { kind: 'transient', reason: describeDrop(error), ...withWait };
+  if (status === 429) return { kind: 'transient', reason: 'rate limited (HTTP 429)', ...withWait };
+  if (status === 529) return { kind: 'transient', reason: 'overloaded (HTTP 529)', ...withWait };
+  if (status === 408 || status === 409 || status >= 500) return { kind: 'transient', reason: `provider error (HTTP ${status})`, ...withWait };
+  if (CONTEXT_LENGTH.test(text)) return { kind: 'context_length', reason: `context length exceeded (HTTP ${status})` };
+  if (status === 401 || status === 403) return { kind: 'deployment', reason: `not authorised (HTTP ${status})` };
+  if (status === 404) return { kind: 'deployment', reason: 'model or endpoint not found (HTTP 404)' };
+  if (CONTENT_POLICY.test(text)) return { kind: 'request', reason: `refused by content policy (HTTP ${status})` };
+  return { kind: 'request', reason: `bad request (HTTP ${status})` };
+}
+
+function describeDrop(error: unknown): string {
+  const name = error instanceof Error ? error.name : '';
+  return /timeout/i.test(name) ? 'timed out' : 'connection dropped';
+}
+
+/** The longest wait any of the provider's headers asks for, in milliseconds. */
+export function readRetryAfter(headers: Record<string, string> | undefined): number | undefined {
+  if (headers === undefined) return undefined;
+  const waits: number[] = [];
+  const ms = Number.parseFloat(headers['retry-after-ms'] ?? '');
+  if (Number.isFinite(ms) && ms >= 0) waits.push(ms);
+  const retryAfter = headers['retry-after'];
+  if (retryAfter !== undefined) {
+    const seconds = Number.parseFloat(retryAfter);
+    if (Number.isFinite(seconds)) waits.push(seconds * 1000);
+    else if (!Number.isNaN(Date.parse(retryAfter))) waits.push(Math.max(0, Date.parse(retryAfter) - Date.now()));
+  }
+  for (const name of ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']) {
+    const reset = parseResetDuration(headers[name]);
+    if (reset !== undefined) waits.push(reset);
+  }
+  return waits.length === 0 ? undefined : Math.max(...waits);
+}
+
+/** OpenAI's reset headers: durations such as `1s`, `6m0s`, `250ms`. */
+function parseResetDuration(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0) return undefined;
+  const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * unitMs[unit as keyof typeof unitMs], 0);
+}
+
+/** A model call that failed for good: names the provider, the model and why. */
+export class ProviderCallError extends Error {
+  readonly kind: FailureKind;
+
+  constructor(message: string, kind: FailureKind, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ProviderCallError';
+    this.kind = kind;
+  }
+}

@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { APICallError } from '@ai-sdk/provider';
+import { classifyProviderError, readRetryAfter } from '../../../src/llm/provider-errors.ts';
+
+const apiError = (statusCode: number, message = 'failed', responseHeaders: Record<string, string> = {}) =>
+  new APICallError({ message, url: 'http://127.0.0.1/v1', requestBodyValues: {}, statusCode, responseHeaders, responseBody: message });
+
+test('the provider\'s wait is read from retry-after-ms, Retry-After (seconds or a date) and x-ratelimit-reset-*, the longest winning', () => {
+  assert.equal(readRetryAfter({ 'retry-after-ms': '1500' }), 1500);
+  assert.equal(readRetryAfter({ 'retry-after': '2' }), 2000);
+  assert.equal(readRetryAfter({ 'x-ratelimit-reset-requests': '1m30s', 'retry-after': '3' }), 90_000);
+  assert.equal(readRetryAfter({ 'x-ratelimit-reset-tokens': '250ms' }), 250);
+  const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+  assert.ok(readRetryAfter({ 'retry-after': inAMinute })! > 55_000);
+  assert.equal(readRetryAfter({}), undefined);
+  assert.equal(readRetryAfter({ 'retry-after': 'soon' }), undefined);
+});
+
+test('failures are classified by status and message', () => {
+  assert.deepEqual(classifyProviderError(apiError(429, 'slow down', { 'retry-after': '4' })), { kind: 'transient', reason: 'rate limited (HTTP 429)', retryAfterMs: 4000 });
+  assert.equal(classifyProviderError(apiError(529, 'Overloaded')).reason, 'overloaded (HTTP 529)');
+  assert.equal(classifyProviderError(apiError(503)).kind, 'transient');
+  assert.equal(classifyProviderError(apiError(401)).kind, 'deployment');
+  assert.equal(classifyProviderError(apiError(404)).kind, 'deployment');
+  assert.equal(classifyProviderError(apiError(400, 'Invalid value for temperature')).kind, 'request');
+  assert.equal(classifyProviderError(apiError(400, 'Your request was flagged by our content policy')).reason, 'refused by content policy (HTTP 400)');
+  assert.equal(classifyProviderError(apiError(400, 'prompt is too long: 210000 tokens > 200000 maximum')).kind, 'context_length');
+  assert.equal(classifyProviderError(new TypeError('terminated')).kind, 'transient');
+  assert.equal(classifyProviderError(new Error('scripted mock failure')).kind, 'deployment');
+});
