@@ -81,7 +81,7 @@ export type ModelTextResult = {
   inputTokens: number;
   outputTokens: number;
   /** Of the input tokens, those read from the provider's prompt cache (priced at the cached-input price). */
-  cachedInputTokens?: number;
+  cachedInputTokens: number;
   costUsd: number;
   /** Candidates tried, this one included (1 when the first answered). */
   attempts: number;
