@@ -6,6 +6,7 @@ import type { App } from '../http/app-type.ts';
 import { idempotentResourceId } from '../http/idempotency.ts';
 import { submitTask } from '../tasks/submit-task.ts';
 import { waitForTaskStatus } from '../tasks/wait-for-task.ts';
+import { isTerminal } from '../task-state/statuses.ts';
 import { SERVED_MODES } from '../workflows/mode-table.ts';
 import { resolveChatSession } from './chat-session.ts';
 import { chatTaskContext, toChatTask } from './chat-task.ts';
@@ -80,8 +81,9 @@ export async function openAiRoutes(app: App, deps: Deps) {
       }
       // The answer may take up to the completion timeout (spec 8: 35 minutes) with nothing to send meanwhile.
       request.raw.socket.setTimeout(0);
-      await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
-      if (deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
+      const status = await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
+      // A task that finished as the hand-over began still has its answer here.
+  if (!isTerminal(status) && deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
       const { completion, answer } = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
       await rememberAnswer(answer);

@@ -10,6 +10,8 @@ export async function waitForTaskStatus(deps: Deps, taskId: string, timeoutMs: n
   const deadline = Date.now() + timeoutMs;
   let wake: () => void = () => {};
   const unsubscribe = deps.events.subscribe(taskId, () => wake());
+  const onAbort = () => wake();
+  signal?.addEventListener('abort', onAbort);
   try {
     for (;;) {
       const row = await deps.db.selectFrom('tasks').select('status').where('id', '=', taskId).executeTakeFirstOrThrow();
@@ -20,6 +22,7 @@ export async function waitForTaskStatus(deps: Deps, taskId: string, timeoutMs: n
       });
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     unsubscribe();
   }
 }

@@ -65,8 +65,9 @@ export async function createResponse(deps: Deps, request: FastifyRequest, reply:
   if (record.background) return readResponseView(deps, record);
   // The answer may take up to the completion timeout (spec 8) with nothing to send meanwhile.
   request.raw.socket.setTimeout(0);
-  await waitForTaskStatus(deps, taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
-  if (deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the response continues: read it with GET /v1/responses/${responseIdOf(taskId)}`, 2);
+  const status = await waitForTaskStatus(deps, taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
+  // A task that finished as the hand-over began still has its answer here.
+  if (!isTerminal(status) && deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the response continues: read it with GET /v1/responses/${responseIdOf(taskId)}`, 2);
   const view = await readResponseView(deps, record);
   await charge(view);
   return view;
