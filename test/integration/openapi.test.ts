@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { Deps } from '../../src/deps.ts';
+import { inMemoryApp } from '../../packages/sdk/scripts/app-document.ts';
 import { useGateway } from '../helpers/gateway.ts';
 
 const gateway = useGateway();
@@ -31,19 +28,13 @@ test('public routes need no credential in the document; the others need one', as
 });
 
 test('every route the server registers is in the document', async () => {
-  const deps = {
-    config: loadConfig({}, 'all'), logger: pino({ level: 'silent' }), policy: { mode: 'off', rules: [] },
-    stopping: new AbortController().signal, databaseHealth: () => 'ok',
-  } as unknown as Deps;
-  const app = await buildApp(deps);
-  await app.ready();
-  const document = app.swagger() as { paths: Record<string, Record<string, unknown>> };
-  await app.close();
-  const routes = app.registeredRoutes.filter((route) => !route.hidden && route.method !== 'HEAD' && route.method !== 'OPTIONS' && route.url !== '*');
+  const app = await inMemoryApp();
+  const { document } = app;
+  const routes = app.routes.filter((route) => !route.hidden && route.method !== 'HEAD' && route.method !== 'OPTIONS' && route.url !== '*');
   assert.ok(routes.length >= 30, `${routes.length} routes`);
   const missing = routes.filter((route) => document.paths[toOpenApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
   assert.deepEqual(missing, []);
-  const hidden = app.registeredRoutes.filter((route) => route.hidden && route.url !== '*').map((route) => route.url);
+  const hidden = app.routes.filter((route) => route.hidden && route.url !== '*').map((route) => route.url);
   assert.deepEqual([...new Set(hidden)].sort(), ['/console', '/console/*', '/mcp', '/openapi.json'],
     'only the document itself, the web console\'s pages and files, the MCP endpoint (its contract is MCP\'s, see docs/decisions.md) and the CORS preflight catch-all are left out');
 });

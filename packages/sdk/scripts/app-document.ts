@@ -3,18 +3,25 @@ import { buildApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import type { Deps } from '../../../src/deps.ts';
 
+type OpenApiDocument = { paths: Record<string, Record<string, unknown>> };
+type RegisteredRoute = { url: string; method: string; hidden: boolean };
+
 /**
- * The OpenAPI document the server would serve, built in memory (no database, no listening socket): the routes
- * and schemas do not depend on either.
+ * The OpenAPI document the server would serve and the routes it registers, built in memory (no database, no
+ * listening socket): the routes and schemas do not depend on either.
  */
-export async function openApiDocumentOfApp(): Promise<{ paths: Record<string, Record<string, unknown>> }> {
+export async function inMemoryApp(): Promise<{ document: OpenApiDocument; routes: ReadonlyArray<RegisteredRoute> }> {
   const deps = {
     config: loadConfig({}, 'all'), logger: pino({ level: 'silent' }), policy: { mode: 'off', rules: [] },
     stopping: new AbortController().signal, databaseHealth: () => 'ok',
   } as unknown as Deps;
   const app = await buildApp(deps);
   await app.ready();
-  const document = app.swagger() as { paths: Record<string, Record<string, unknown>> };
+  const document = app.swagger() as OpenApiDocument;
   await app.close();
-  return document;
+  return { document, routes: app.registeredRoutes };
+}
+
+export async function openApiDocumentOfApp(): Promise<OpenApiDocument> {
+  return (await inMemoryApp()).document;
 }
