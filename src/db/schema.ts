@@ -158,6 +158,8 @@ export interface UsageRecordsTable {
   total_tokens: number;
   /** Of input_tokens, those read from the provider's prompt cache (priced at the cached-input price). */
   cached_input_tokens: Generated<number>;
+  /** Of input_tokens, those written to the provider's prompt cache (priced at the cache-write price). */
+  cache_write_tokens: Generated<number>;
   cost_usd: ColumnType<string, number | string, number | string>;
   created_at: Timestamp;
 }

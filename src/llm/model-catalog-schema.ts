@@ -34,6 +34,8 @@ const ModelEntry = Type.Object({
     output_per_million: Price,
     /** Input tokens read from the provider's prompt cache; absent: charged at input_per_million. */
     cached_input_per_million: Type.Optional(Price),
+    /** Input tokens written to the provider's prompt cache (Anthropic's cache_creation_input_tokens); absent: input_per_million. */
+    cache_write_per_million: Type.Optional(Price),
   }, { additionalProperties: false }),
 }, { additionalProperties: false });
 

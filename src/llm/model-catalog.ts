@@ -21,6 +21,8 @@ export type ModelPricing = {
   readonly outputPerMillion: number;
   /** Input tokens read from the prompt cache (the input price when the catalogue gives none). */
   readonly cachedInputPerMillion: number;
+  /** Input tokens written to the prompt cache (Anthropic charges 1.25× input; the input price when none is given). */
+  readonly cacheWritePerMillion: number;
 };
 
 export type CatalogModel = {
@@ -93,6 +95,7 @@ function toCatalog(file: ModelCatalogFile): ModelCatalog {
       inputPerMillion: entry.pricing.input_per_million,
       outputPerMillion: entry.pricing.output_per_million,
       cachedInputPerMillion: entry.pricing.cached_input_per_million ?? entry.pricing.input_per_million,
+      cacheWritePerMillion: entry.pricing.cache_write_per_million ?? entry.pricing.input_per_million,
     }),
   }));
   return Object.freeze({

@@ -1,11 +1,12 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import type { CatalogModel, ModelCatalog, ProviderSpec } from './model-catalog.ts';
+import type { CatalogModel, ModelCatalog, ProviderKind, ProviderSpec } from './model-catalog.ts';
 import type { MockSettings } from './mock-provider.ts';
 import { createModelFactory, credentialEnv, type LanguageModelFactory } from './provider-factory.ts';
 import { createProviderTraffic, type ProviderTraffic } from './provider-traffic.ts';
 import { selectModels, type ModelSelection } from './select-models.ts';
 
-export type ModelCandidate = { catalogModel: CatalogModel; languageModel: LanguageModelV3 };
+/** `providerKind`: the wire format the call speaks (Anthropic's takes cache breakpoints). */
+export type ModelCandidate = { catalogModel: CatalogModel; languageModel: LanguageModelV3; providerKind: ProviderKind };
 
 export type ModelRegistry = {
   readonly catalog: ModelCatalog;
@@ -29,6 +30,7 @@ export function createModelRegistry(
   traffic: ProviderTraffic = createProviderTraffic(undefined, catalog.providers, DEFAULT_TRAFFIC),
 ): ModelRegistry {
   const factories = new Map<string, LanguageModelFactory>();
+  const kinds = new Map(catalog.providers.map((provider) => [provider.name, provider.kind]));
   for (const provider of catalog.providers) {
     const factory = createModelFactory(provider, env, mock);
     if (factory !== undefined) factories.set(provider.name, factory);
@@ -44,6 +46,7 @@ export function createModelRegistry(
     selectModels(catalog, findMissingCredential, selection).map((catalogModel) => ({
       catalogModel,
       languageModel: factories.get(catalogModel.provider)!(wireModelId(catalogModel, env)),
+      providerKind: kinds.get(catalogModel.provider)!,
     }));
 
   return Object.freeze({

@@ -27,6 +27,7 @@ export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, ag
     output_tokens: result.outputTokens,
     total_tokens: result.inputTokens + result.outputTokens,
     cached_input_tokens: result.cachedInputTokens ?? 0,
+    cache_write_tokens: result.cacheWriteTokens ?? 0,
     cost_usd: result.costUsd,
   };
   await db.insertInto('usage_records').values(row)

@@ -7,6 +7,7 @@ import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
+import { markStablePrefix } from './prompt-cache.ts';
 import { classifyProviderError, ProviderCallError } from './provider-errors.ts';
 import type { ProviderTraffic } from './provider-traffic.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
@@ -82,6 +83,8 @@ export type ModelTextResult = {
   outputTokens: number;
   /** Of the input tokens, those read from the provider's prompt cache (priced at the cached-input price). */
   cachedInputTokens: number;
+  /** Of the input tokens, those written to the provider's prompt cache (priced at the cache-write price). */
+  cacheWriteTokens: number;
   costUsd: number;
   /** Candidates tried, this one included (1 when the first answered). */
   attempts: number;
@@ -225,17 +228,15 @@ const modelName = ({ catalogModel }: ModelCandidate) => ({ provider: catalogMode
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function streamCandidate(
-  { catalogModel, languageModel }: ModelCandidate,
+  { catalogModel, languageModel, providerKind }: ModelCandidate,
   request: StreamModelTextRequest,
   delivered: { text: string },
 ): Promise<Omit<ModelTextResult, 'attempts'>> {
   const result = streamText({
     model: languageModel,
-    system: request.system,
-    messages: request.messages,
+    ...markStablePrefix(providerKind, { system: request.system, messages: request.messages, tools: request.tools && toSdkTools(request.tools) }),
     maxOutputTokens: request.maxOutputTokens === undefined
       ? undefined : Math.min(request.maxOutputTokens, catalogModel.maxOutputTokens),
-    tools: request.tools && toSdkTools(request.tools),
     toolChoice: request.toolChoice,
     output: jsonAnswerOf(request),
     ...request.callSettings,
@@ -286,6 +287,7 @@ async function streamCandidate(
   const inputTokens = usage?.inputTokens ?? 0;
   const outputTokens = usage?.outputTokens ?? 0;
   const cachedInputTokens = usage?.inputTokenDetails?.cacheReadTokens ?? 0;
+  const cacheWriteTokens = usage?.inputTokenDetails?.cacheWriteTokens ?? 0;
   return {
     text,
     model: catalogModel.name,
@@ -293,7 +295,8 @@ async function streamCandidate(
     inputTokens,
     outputTokens,
     cachedInputTokens,
-    costUsd: costUsd(catalogModel, inputTokens, outputTokens, cachedInputTokens),
+    cacheWriteTokens,
+    costUsd: costUsd(catalogModel, inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens),
     ...(request.tools ? { toolCalls } : {}),
   };
 }

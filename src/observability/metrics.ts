@@ -121,7 +121,7 @@ export const modelRequestDuration = new Histogram({
 
 export const modelTokens = new Counter({
   name: 'agentgate_model_tokens_total',
-  help: 'Tokens of answered model requests by provider, model and type (input, output; cached_input: the part of input read from the prompt cache)',
+  help: 'Tokens of answered model requests by provider, model and type (input, output; cached_input and cache_write: the parts of input read from and written to the prompt cache)',
   labelNames: ['provider', 'model', 'type'] as const,
   registers: [metrics],
 });

@@ -43,6 +43,7 @@ export interface UsageBreakdownRow {
   output_tokens: number;
   total_tokens: number;
   cached_input_tokens: number;
+  cache_write_tokens: number;
   cost_usd: number;
 }
 
@@ -51,6 +52,7 @@ export async function usageBreakdown(db: Db, taskId: string): Promise<UsageBreak
     select provider, model, count(*)::int as executions,
            sum(input_tokens)::int as input_tokens, sum(output_tokens)::int as output_tokens,
            sum(total_tokens)::int as total_tokens, sum(cached_input_tokens)::int as cached_input_tokens,
+           sum(cache_write_tokens)::int as cache_write_tokens,
            sum(cost_usd)::float8 as cost_usd
     from usage_records where task_id = ${taskId}
     group by provider, model

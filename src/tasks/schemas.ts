@@ -104,6 +104,7 @@ const Usage = Type.Object({
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
   cached_input_tokens: Type.Optional(Type.Integer()),
+  cache_write_tokens: Type.Optional(Type.Integer()),
   estimated_cost: Type.Number(),
 });
 

@@ -55,6 +55,8 @@ export function toTaskView(task: OwnedTask, breakdown: UsageBreakdownRow[], defa
       output_tokens: usage.output_tokens,
       // Of input_tokens, those read from the provider's prompt cache, charged at the cached-input price.
       cached_input_tokens: breakdown.reduce((sum, row) => sum + row.cached_input_tokens, 0),
+      // Of input_tokens, those written to the prompt cache, charged at the cache-write price.
+      cache_write_tokens: breakdown.reduce((sum, row) => sum + row.cache_write_tokens, 0),
       estimated_cost: usage.cost_usd,
     },
     unified_response: unified,
@@ -91,6 +93,7 @@ function toModelBreakdown(rows: UsageBreakdownRow[], totalCost: number) {
     input_tokens: row.input_tokens,
     output_tokens: row.output_tokens,
     cached_input_tokens: row.cached_input_tokens,
+    cache_write_tokens: row.cache_write_tokens,
     cost_usd: roundUsd(row.cost_usd),
     percentage: totalCost > 0 ? Math.round((row.cost_usd / totalCost) * 100) : 0,
   }));

@@ -48,7 +48,7 @@ describe('workflow templates (config/templates)', () => {
     assert.equal(task.mode, 'template');
     assert.equal(task.model_used, 'none');
     assert.equal(task.provider, 'template');
-    assert.deepEqual(task.usage, { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, estimated_cost: 0 });
+    assert.deepEqual(task.usage, { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, estimated_cost: 0 });
     assert.deepEqual(await usageRowsOf(gateway(), taskId), []);
 
     const events = await eventsOf(gateway(), taskId);

@@ -151,10 +151,10 @@ function addTurn(loop: ToolLoop, result: ModelTextResult): void {
 /** The agent's answer: its text so far, the usage of all its turns, the model of the last. */
 function answerOf(loop: ToolLoop): AgentAnswer {
   const last = loop.turns.at(-1)!;
-  const sum = (field: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'costUsd') => loop.turns.reduce((total, turn) => total + turn[field], 0);
+  const sum = (field: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'costUsd') => loop.turns.reduce((total, turn) => total + turn[field], 0);
   return {
     agentId: loop.call.agentId, text: loop.said, model: last.model, provider: last.provider,
-    inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cachedInputTokens: sum('cachedInputTokens'), costUsd: sum('costUsd'), attempts: last.attempts,
+    inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cachedInputTokens: sum('cachedInputTokens'), cacheWriteTokens: sum('cacheWriteTokens'), costUsd: sum('costUsd'), attempts: last.attempts,
   };
 }
 

@@ -114,3 +114,15 @@ test('a cached-input price is read, defaults to the input price, and is refused 
   const shipped = loadModelCatalog(catalogPath).models.find((model) => model.name === 'claude-haiku-4-5')!;
   assert.equal(shipped.pricing.cachedInputPerMillion, 0.1);
 });
+
+test('a cache-write price is read, defaults to the input price, and is refused when negative; Anthropic\'s is 1.25x input', () => {
+  const withWrite = validYaml.replace('pricing: { input_per_million: 0, output_per_million: 0 }', 'pricing: { input_per_million: 3, output_per_million: 15, cache_write_per_million: 3.75 }');
+  assert.equal(parseModelCatalog(withWrite).models[0].pricing.cacheWritePerMillion, 3.75);
+  const withoutWrite = validYaml.replace('input_per_million: 0,', 'input_per_million: 2,');
+  assert.equal(parseModelCatalog(withoutWrite).models[0].pricing.cacheWritePerMillion, 2);
+  const negative = validYaml.replace('output_per_million: 0 }', 'output_per_million: 0, cache_write_per_million: -1 }');
+  assert.ok(problemsOf(negative).some((problem) => problem.includes('cache_write_per_million')), JSON.stringify(problemsOf(negative)));
+  for (const model of loadModelCatalog(catalogPath).models.filter((entry) => entry.provider === 'anthropic')) {
+    assert.equal(model.pricing.cacheWritePerMillion, model.pricing.inputPerMillion * 1.25, model.name);
+  }
+});

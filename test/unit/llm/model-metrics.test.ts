@@ -15,3 +15,12 @@ test('cached input tokens are counted as their own token type, a part of the inp
   assert.equal(await valueOf(modelTokens, { ...labels, type: 'cached_input' }), 800);
   assert.equal(await valueOf(modelCost, labels), 0.75);
 });
+
+test('cache-write tokens are counted as their own token type, a part of the input', async () => {
+  const model = { provider: 'anthropic', name: 'cache-write-metrics-model' };
+  countModelRequest(model, 'ok', performance.now(), { inputTokens: 1000, outputTokens: 10, cachedInputTokens: 300, cacheWriteTokens: 600, costUsd: 0.5 });
+  const labels = { provider: 'anthropic', model: 'cache-write-metrics-model' };
+  assert.equal(await valueOf(modelTokens, { ...labels, type: 'input' }), 1000);
+  assert.equal(await valueOf(modelTokens, { ...labels, type: 'cache_write' }), 600);
+  assert.equal(await valueOf(modelTokens, { ...labels, type: 'cached_input' }), 300);
+});

@@ -20,11 +20,12 @@ test('a JSON result is also returned parsed as `response`', () => {
 
 test('usage sums the breakdown and percentages share the cost', () => {
   const view = toTaskView(baseTask, [
-    { provider: 'p1', model: 'm1', executions: 2, input_tokens: 100, output_tokens: 50, total_tokens: 150, cached_input_tokens: 60, cost_usd: 0.003 },
-    { provider: 'p2', model: 'm2', executions: 1, input_tokens: 10, output_tokens: 5, total_tokens: 15, cached_input_tokens: 0, cost_usd: 0.001 },
+    { provider: 'p1', model: 'm1', executions: 2, input_tokens: 100, output_tokens: 50, total_tokens: 150, cached_input_tokens: 60, cache_write_tokens: 40, cost_usd: 0.003 },
+    { provider: 'p2', model: 'm2', executions: 1, input_tokens: 10, output_tokens: 5, total_tokens: 15, cached_input_tokens: 0, cache_write_tokens: 0, cost_usd: 0.001 },
   ], 1000);
-  assert.deepEqual(view.usage, { total_tokens: 165, input_tokens: 110, output_tokens: 55, cached_input_tokens: 60, estimated_cost: 0.004 });
+  assert.deepEqual(view.usage, { total_tokens: 165, input_tokens: 110, output_tokens: 55, cached_input_tokens: 60, cache_write_tokens: 40, estimated_cost: 0.004 });
   assert.deepEqual((view.metadata.model_breakdown as any[]).map((row) => row.cached_input_tokens), [60, 0]);
+  assert.deepEqual((view.metadata.model_breakdown as any[]).map((row) => row.cache_write_tokens), [40, 0]);
   assert.deepEqual((view.metadata.model_breakdown as any[]).map((row) => row.percentage), [75, 25]);
   assert.equal(view.unified_response.performance.execution_time_ms, 2500);
   assert.equal(view.unified_response.stop_reason, 'completed');
@@ -37,7 +38,7 @@ test('the session id shown is the custom id when the session has one', () => {
 
 test('metadata carries unified_response too, and context the budget (spec 2.5)', () => {
   const view = toTaskView({ ...baseTask, context: { locale: 'fr' }, token_budget: 100 }, [
-    { provider: 'p1', model: 'm1', executions: 1, input_tokens: 100, output_tokens: 50, total_tokens: 150, cached_input_tokens: 0, cost_usd: 0.003 },
+    { provider: 'p1', model: 'm1', executions: 1, input_tokens: 100, output_tokens: 50, total_tokens: 150, cached_input_tokens: 0, cache_write_tokens: 0, cost_usd: 0.003 },
   ], 1000);
   assert.deepEqual(view.metadata.unified_response, view.unified_response);
   assert.deepEqual(view.context, { locale: 'fr', budget_max: 100, budget_used: 150, budget_remaining: 0 });

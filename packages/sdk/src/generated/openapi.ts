@@ -5513,6 +5513,7 @@ export interface paths {
                             };
                             updated_at: string;
                             usage: {
+                                cache_write_tokens?: number;
                                 cached_input_tokens?: number;
                                 estimated_cost: number;
                                 input_tokens: number;

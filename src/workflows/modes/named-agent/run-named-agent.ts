@@ -39,7 +39,7 @@ export async function runNamedAgent(deps: Deps, task: TaskSnapshot): Promise<Tas
   };
 }
 
-const NO_MODEL: Omit<AgentAnswer, 'agentId' | 'text'> = { model: 'none', provider: 'agent', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, attempts: 0 };
+const NO_MODEL: Omit<AgentAnswer, 'agentId' | 'text'> = { model: 'none', provider: 'agent', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, attempts: 0 };
 
 const resultOf = (result: ToolResult) => (result.ok ? result.output : { error: result.error });
 

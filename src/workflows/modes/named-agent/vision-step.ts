@@ -18,7 +18,7 @@ type Usage = Omit<AgentAnswer, 'agentId' | 'text'>;
  * answer joins the tool's output as `analysis`. Each call goes through the one agent-call path (budgets, usage).
  */
 export async function lookAtImages(deps: Deps, task: TaskSnapshot, agent: AgentDefinition, results: ToolResult[], cancel: AbortSignal): Promise<{ results: ToolResult[]; usage: Usage }> {
-  const usage: Usage = { model: 'none', provider: 'agent', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, attempts: 0 };
+  const usage: Usage = { model: 'none', provider: 'agent', inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, attempts: 0 };
   const seen: ToolResult[] = [];
   for (const [index, result] of results.entries()) {
     if (!result.ok) {
@@ -29,6 +29,7 @@ export async function lookAtImages(deps: Deps, task: TaskSnapshot, agent: AgentD
     Object.assign(usage, { model: answer.model, provider: answer.provider, attempts: usage.attempts + answer.attempts });
     usage.inputTokens += answer.inputTokens;
     usage.cachedInputTokens += answer.cachedInputTokens;
+    usage.cacheWriteTokens += answer.cacheWriteTokens;
     usage.outputTokens += answer.outputTokens;
     usage.costUsd += answer.costUsd;
     seen.push({ ...result, output: { ...(result.output as object), analysis: answer.text, model: answer.model } });

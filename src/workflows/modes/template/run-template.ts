@@ -83,6 +83,6 @@ function answerOf(result: NodeResult): AgentAnswer {
   if (!result.ok) throw new Error(`template output ${result.nodeId} has no result: ${result.error}`);
   return result.answer ?? {
     agentId: result.nodeId, text: result.text, model: 'none', provider: 'template',
-    inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, attempts: 0,
+    inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, attempts: 0,
   };
 }
