@@ -1,10 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type SubmitBody, type TaskList } from '../api/client';
+import { getOnce } from '../api/prefetch';
 import { formatAge, formatCost, shortEnum } from '../format';
 import { BASE, navigate, onLinkClick } from '../router';
 
 const STATUSES = ['', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'];
 const POLL_MS = 2000;
+/** The list's first request, which the app starts beside the sign-in check. */
+export const FIRST_TASK_PAGE = '/api/v1/tasks?limit=50';
 
 export function TaskListScreen() {
   return (
@@ -31,7 +34,7 @@ function TaskTable() {
       try {
         const query = new URLSearchParams({ limit: '50' });
         if (status) query.set('status', status);
-        const answer = await api<TaskList>('GET', `/api/v1/tasks?${query}`);
+        const answer = await getOnce<TaskList>(`/api/v1/tasks?${query}`);
         if (!stopped) { setList(answer); setError(''); }
       } catch (failure) {
         if (!stopped) setError((failure as Error).message);
