@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type SubmitBody, type TaskList } from '../api/client';
-import { getOnce } from '../api/prefetch';
+import { getOnce, takeArrived } from '../api/prefetch';
 import { formatAge, formatCost, shortEnum } from '../format';
 import { BASE, navigate, onLinkClick } from '../router';
 
@@ -24,8 +24,11 @@ export function TaskListScreen() {
 /** Polls the list: new tasks and status changes show without a reload. */
 function TaskTable() {
   const [status, setStatus] = useState('');
-  const [list, setList] = useState<TaskList | null>(null);
+  // The first page, when it arrived before this mounted (main.tsx asks for it early), is drawn at once.
+  const [list, setList] = useState<TaskList | null>(() => takeArrived<TaskList>(FIRST_TASK_PAGE) ?? null);
   const [error, setError] = useState('');
+  /** Drawn from the early answer: the first poll waits its turn instead of asking again at once. */
+  const drawnEarly = useRef(list !== null);
 
   useEffect(() => {
     let stopped = false;
@@ -41,7 +44,9 @@ function TaskTable() {
       }
       if (!stopped) timer = setTimeout(load, document.hidden ? POLL_MS * 5 : POLL_MS);
     };
-    void load();
+    if (drawnEarly.current) timer = setTimeout(load, POLL_MS);
+    else void load();
+    drawnEarly.current = false;
     return () => { stopped = true; clearTimeout(timer); };
   }, [status]);
 
