@@ -4,9 +4,21 @@ import { saveCredential } from './api/credentials';
 import { onLinkClick, useRoute, BASE, type Route } from './router';
 import { SignIn } from './screens/sign-in';
 import { TaskListScreen } from './screens/task-list';
-import { TaskPage } from './screens/task-page';
 import { ApprovalsScreen } from './screens/approvals';
 import { SessionsScreen } from './screens/sessions';
+import { getOnce } from './api/prefetch';
+import { lazyScreen } from './lazy-screen';
+import { canManageKeys } from './screens/keys-access';
+
+// Screens other than the task list are loaded on first use, keeping the first screen's script small: the task
+// page carries the Markdown renderer, the sanitiser and the stream parser, most of the bundle.
+const TaskPage = lazyScreen(() => import('./screens/task-page').then((module) => module.TaskPage));
+const SessionPage = lazyScreen(() => import('./screens/session-page').then((module) => module.SessionPage));
+const SchedulesScreen = lazyScreen(() => import('./screens/schedules').then((module) => module.SchedulesScreen));
+const ToolsScreen = lazyScreen(() => import('./screens/tools').then((module) => module.ToolsScreen));
+const KeysScreen = lazyScreen(() => import('./screens/keys').then((module) => module.KeysScreen));
+
+export const ME = '/api/v1/auth/me';
 
 type Who = { state: 'checking' } | { state: 'signed out' } | { state: 'signed in'; me: Me } | { state: 'error'; message: string };
 
@@ -14,9 +26,10 @@ export function App() {
   const route = useRoute();
   const [who, setWho] = useState<Who>({ state: 'checking' });
 
-  const check = () => {
+  const check = (first = false) => {
     // With GATEWAY_SKIP_AUTH the gateway answers /auth/me as the development user: no sign-in needed.
-    api<Me>('GET', '/api/v1/auth/me')
+    // The first check takes the answer main.tsx asked for before the first render.
+    (first ? getOnce<Me>(ME) : api<Me>('GET', ME))
       .then((me) => setWho({ state: 'signed in', me }))
       .catch((error) => setWho(error instanceof ApiError && (error.status === 401 || error.status === 403)
         ? { state: 'signed out' }
@@ -24,7 +37,7 @@ export function App() {
   };
   useEffect(() => {
     whenSignedOut(() => setWho({ state: 'signed out' }));
-    check();
+    check(true);
   }, []);
 
   useEffect(() => {
@@ -46,7 +59,10 @@ export function App() {
         <nav aria-label="Main">
           <NavLink path="/" label="Tasks" current={route.screen === 'tasks' || route.screen === 'task'} />
           <NavLink path="/approvals" label="Approvals" current={route.screen === 'approvals'} />
-          <NavLink path="/sessions" label="Sessions" current={route.screen === 'sessions'} />
+          <NavLink path="/sessions" label="Sessions" current={route.screen === 'sessions' || route.screen === 'session'} />
+          <NavLink path="/schedules" label="Schedules" current={route.screen === 'schedules'} />
+          <NavLink path="/tools" label="Tools" current={route.screen === 'tools'} />
+          {canManageKeys(who.me) && <NavLink path="/keys" label="Keys" current={route.screen === 'keys'} />}
         </nav>
         <div class="who">
           <span>{who.me.email}</span>
@@ -54,18 +70,22 @@ export function App() {
         </div>
       </header>
       <main id="main" class="page">
-        <Screen route={route} />
+        <Screen route={route} me={who.me} />
       </main>
     </>
   );
 }
 
-function Screen({ route }: { route: Route }) {
+function Screen({ route, me }: { route: Route; me: Me }) {
   switch (route.screen) {
     case 'tasks': return <TaskListScreen />;
     case 'task': return <TaskPage key={route.taskId} taskId={route.taskId} />;
     case 'approvals': return <ApprovalsScreen />;
     case 'sessions': return <SessionsScreen />;
+    case 'session': return <SessionPage key={route.sessionId} sessionId={route.sessionId} />;
+    case 'schedules': return <SchedulesScreen />;
+    case 'tools': return <ToolsScreen />;
+    case 'keys': return <KeysScreen me={me} />;
     default: return <><h1>Not found</h1><p>There is no such page in the console.</p></>;
   }
 }
@@ -80,6 +100,10 @@ function routeTitle(route: Route): string {
     case 'task': return 'Task';
     case 'approvals': return 'Approvals';
     case 'sessions': return 'Sessions';
+    case 'session': return 'Session';
+    case 'schedules': return 'Schedules';
+    case 'tools': return 'Tools';
+    case 'keys': return 'API keys';
     default: return 'Not found';
   }
 }

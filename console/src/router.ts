@@ -7,6 +7,10 @@ export type Route =
   | { screen: 'task'; taskId: string }
   | { screen: 'approvals' }
   | { screen: 'sessions' }
+  | { screen: 'session'; sessionId: string }
+  | { screen: 'schedules' }
+  | { screen: 'tools' }
+  | { screen: 'keys' }
   | { screen: 'missing' };
 
 export function parseRoute(pathname: string): Route {
@@ -16,6 +20,8 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 2 && parts[0] === 'tasks') return { screen: 'task', taskId: parts[1] };
   if (parts.length === 1 && parts[0] === 'approvals') return { screen: 'approvals' };
   if (parts.length === 1 && parts[0] === 'sessions') return { screen: 'sessions' };
+  if (parts.length === 2 && parts[0] === 'sessions') return { screen: 'session', sessionId: parts[1] };
+  if (parts.length === 1 && (parts[0] === 'schedules' || parts[0] === 'tools' || parts[0] === 'keys')) return { screen: parts[0] };
   return { screen: 'missing' };
 }
 

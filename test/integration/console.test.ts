@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { findChromium } from '../../src/tools/browser/find-chromium.ts';
-import { registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
+import { checkAccessibility, chromiumPath, noBrowser, openPage, screenshots, signIn as signInAt, SHOT_DIR, VIEWPORTS } from '../helpers/console-browser.ts';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
-const chromiumPath = await findChromium(process.env.CHROMIUM_PATH).catch(() => undefined);
-const noBrowser = chromiumPath ? undefined : 'no Chromium to drive (set CHROMIUM_PATH or install chromium; CI installs it best-effort)';
-/** Screenshots are test artefacts: written under the OS temp dir, never committed. */
-const SHOT_DIR = path.join(os.tmpdir(), 'agentgate-console-screenshots');
-const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** One server for the file (the last test kills and restarts it). */
 const gateway = useGateway({ env });
@@ -75,45 +66,7 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
   });
   after(async () => { await browser?.close(); });
 
-  /** A page whose console errors (CSP violations among them) and uncaught exceptions are collected. */
-  async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      // A 401 before signing in and a 404 for a task not ours are answers the page expects and shows.
-      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|404)/.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    return { page, problems };
-  }
-
-  async function signIn(page: Page, account: Account): Promise<void> {
-    await page.goto(`${gateway().url}/console/`);
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
-  }
-
-  /** axe-core on the screen as shown: no serious or critical violation. */
-  async function checkAccessibility(page: Page, screen: string): Promise<void> {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> it would).
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const result = await (globalThis as any).axe.run(document);
-      return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length, help: violation.help }));
-    }) as Array<{ id: string; impact: string; nodes: number; help: string }>;
-    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    assert.deepEqual(serious, [], `${screen}: ${JSON.stringify(serious)}`);
-  }
-
-  async function screenshots(page: Page, screen: string): Promise<void> {
-    for (const [name, size] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(size);
-      await page.screenshot({ path: path.join(SHOT_DIR, `${screen}-${name}.png`), fullPage: true });
-    }
-    await page.setViewportSize(VIEWPORTS.laptop);
-  }
+  const signIn = (page: Page, account: Account) => signInAt(page, gateway().url, account);
 
   it('signs in with email and password, submits a standard task from the form and shows it completing with the stored answer', async () => {
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
@@ -293,6 +246,206 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     assert.equal(await shown.innerText(), `${stored.count} events`, 'every stored event shown once: none missed, none twice');
     const done = await waitForTask(gateway(), taskId, 20_000, withKey(alice));
     assert.equal((await page.getByTestId('answer').innerText()).trim(), done.result.trim());
+    await context.close();
+  });
+});
+
+describe('web console: sessions, schedules, tools and keys screens', { skip: noBrowser }, () => {
+  let browser: Browser;
+  let owner: Account;
+
+  before(async () => {
+    if (noBrowser) return;
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+    owner = await registerAccount(gateway(), 'screens');
+    await mkdir(SHOT_DIR, { recursive: true });
+  });
+  after(async () => { await browser?.close(); });
+
+  async function signedIn(account: Account) {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop, acceptDownloads: true });
+    const opened = await openPage(context);
+    await signInAt(opened.page, gateway().url, account);
+    return { context, ...opened };
+  }
+
+  /** At phone width nothing makes the whole page scroll sideways (wide tables scroll inside their own box). */
+  async function fitsPhone(page: Page, screen: string): Promise<void> {
+    await page.setViewportSize(VIEWPORTS.phone);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${screen} is ${overflow}px wider than a phone`);
+    await page.setViewportSize(VIEWPORTS.laptop);
+  }
+
+  it('a session\'s page shows its turns and workspace files (downloaded with the credential), sets its budget, renames and deletes it', async () => {
+    const task = (await gateway().request('POST', '/api/v1/tasks', { query: 'first turn of the console session', mode: 'simple', session_id: 'console-screens' }, withKey(owner))).body;
+    const finished = await waitForTask(gateway(), task.task_id, 20_000, withKey(owner));
+    const session = (await gateway().request('GET', '/api/v1/sessions/console-screens', undefined, withKey(owner))).body;
+    const done = { result: finished.result as string, session_id: session.session_id as string };
+    await gateway().sql.query(`insert into session_files (session_id, path, content, is_text) values ($1, 'notes/plan.md', convert_to('# the plan', 'UTF8'), true)`, [done.session_id]);
+    const { context, page, problems } = await signedIn(owner);
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.locator(`tr[data-session-id="${done.session_id}"]`).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Turns (1)' }).waitFor();
+    const turn = page.locator(`li[data-turn-task="${task.task_id}"]`);
+    assert.match(await turn.innerText(), /first turn of the console session/);
+    assert.equal((await turn.locator('.markdown').innerText()).trim(), done.result.trim(), 'the turn shows the task\'s answer');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download notes/plan.md' }).click()]);
+    assert.equal(download.suggestedFilename(), 'plan.md');
+    assert.equal(await readFile(await download.path(), 'utf8'), '# the plan');
+
+    await page.getByLabel('New budget (tokens)').fill('123456');
+    await page.getByRole('button', { name: 'Set budget' }).click();
+    await page.getByTestId('session-budget').filter({ hasText: /of 123456 tokens/ }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/sessions/${done.session_id}`, undefined, withKey(owner))).body.token_budget, 123456);
+    await page.getByLabel('New budget (tokens)').fill('0');
+    await page.getByRole('button', { name: 'Set budget' }).click();
+    assert.equal(await page.getByLabel('New budget (tokens)').evaluate((input: HTMLInputElement) => input.validity.valid), false, 'a zero budget is refused before it is sent');
+
+    await page.getByLabel('Session title').fill('Quarterly notes');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('heading', { name: 'Quarterly notes', level: 1 }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/sessions/${done.session_id}`, undefined, withKey(owner))).body.title, 'Quarterly notes');
+    await checkAccessibility(page, 'session');
+    await fitsPhone(page, 'session');
+    await screenshots(page, 'session');
+
+    await page.getByRole('button', { name: 'Delete session' }).click();
+    await page.getByRole('button', { name: 'Really delete this session' }).click();
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/sessions/${done.session_id}`, undefined, withKey(owner))).status, 404);
+    await page.goto(`${gateway().url}/console/sessions/${done.session_id}`);
+    await page.getByRole('heading', { name: 'Session not found' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('creates a schedule after previewing its next runs in the chosen zone (the server\'s own times), pauses, resumes, shows a run with its cost and deletes it', async () => {
+    const { context, page, problems } = await signedIn(owner);
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.getByRole('heading', { name: 'Schedules', level: 1 }).waitFor();
+    await page.getByLabel('Cron expression').fill('61 8 * * *');
+    await page.getByTestId('cron-problem').waitFor();
+    const refused = await gateway().request('POST', '/api/v1/schedules', { name: 'x', cron_expression: '61 8 * * *', task_query: 'x' }, withKey(owner));
+    assert.equal(refused.status, 400);
+    assert.ok(refused.text.includes(await page.getByTestId('cron-problem').innerText()), `the preview refuses it as the server does: ${refused.text}`);
+
+    await page.getByLabel('Name').fill('morning brief');
+    await page.getByLabel('Query to run').fill('summarise the news');
+    await page.getByLabel('Cron expression').fill('30 8 * * 1-5');
+    await page.getByLabel('Time zone').fill('Asia/Kolkata');
+    const preview = page.getByTestId('cron-preview').locator('time');
+    await waitFor('five previewed runs', async () => (await preview.count()) === 5 || undefined);
+    const previewed = await preview.evaluateAll((times) => times.map((time) => time.getAttribute('datetime')));
+    assert.match(await preview.first().innerText(), /08:30 GMT\+5:30/, 'shown in the chosen zone');
+    await page.getByRole('button', { name: 'Create schedule' }).click();
+    const item = page.locator('article[data-schedule-id]').filter({ hasText: 'morning brief' });
+    await item.waitFor();
+    const scheduleId = await item.getAttribute('data-schedule-id');
+    const stored = (await gateway().request('GET', `/api/v1/schedules/${scheduleId}`, undefined, withKey(owner))).body;
+    assert.equal(new Date(stored.next_run_at).toISOString(), previewed[0], 'the first previewed run is the server\'s next run');
+    assert.equal(stored.timezone, 'Asia/Kolkata');
+    await checkAccessibility(page, 'schedules');
+    await fitsPhone(page, 'schedules');
+    await screenshots(page, 'schedules');
+
+    await item.getByRole('button', { name: 'Pause morning brief' }).click();
+    await item.getByTestId('schedule-status').filter({ hasText: 'paused' }).waitFor();
+    assert.equal((await gateway().request('GET', `/api/v1/schedules/${scheduleId}`, undefined, withKey(owner))).body.status, 'PAUSED');
+    await item.getByRole('button', { name: 'Resume morning brief' }).click();
+    await item.getByTestId('schedule-status').filter({ hasText: 'active' }).waitFor();
+
+    // Due now: the scheduler (polling each second) starts a run.
+    await gateway().sql.query('update schedules set next_run_at = now() where id = $1', [scheduleId]);
+    const run = await waitFor('the scheduled run to finish', async () => {
+      const runs = (await gateway().request('GET', `/api/v1/schedules/${scheduleId}/runs`, undefined, withKey(owner))).body.runs;
+      return runs[0]?.status === 'COMPLETED' ? runs[0] : undefined;
+    }, 30_000);
+    await page.reload();
+    await item.getByText('Runs', { exact: true }).click();
+    const runRow = item.locator('tbody tr').first();
+    await runRow.waitFor();
+    const cells = await runRow.locator('td').allInnerTexts();
+    assert.equal(cells[1], 'completed');
+    assert.equal(cells[2], String(run.total_tokens));
+    assert.equal(cells[3], run.total_cost_usd < 0.01 ? `$${run.total_cost_usd.toFixed(6)}` : `$${run.total_cost_usd.toFixed(2)}`);
+
+    await item.getByRole('button', { name: 'Delete morning brief' }).click();
+    await item.getByRole('button', { name: 'Really delete' }).click();
+    await item.waitFor({ state: 'detached' });
+    assert.equal((await gateway().request('GET', `/api/v1/schedules/${scheduleId}`, undefined, withKey(owner))).status, 404);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('tries a tool from a form made from its schema and shows the result, and a failing call says so', async () => {
+    const { context, page, problems } = await signedIn(owner);
+    await page.getByRole('link', { name: 'Tools' }).click();
+    await page.getByRole('button', { name: 'calculator' }).click();
+    await page.getByLabel('expression').fill('2 * (3 + 4)');
+    await page.getByRole('button', { name: 'Run tool' }).click();
+    const result = page.getByTestId('tool-result');
+    await result.waitFor();
+    assert.match(await result.locator('pre').innerText(), /\b14\b/);
+    await checkAccessibility(page, 'tools');
+    await fitsPhone(page, 'tools');
+    await screenshots(page, 'tools');
+    await page.getByLabel('expression').fill('2 *');
+    await page.getByRole('button', { name: 'Run tool' }).click();
+    await result.getByRole('heading', { name: 'The tool failed' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('creates a key whose secret shows once and works, rotates it (the old secret stops) and revokes the new one', async () => {
+    const { context, page, problems } = await signedIn(owner);
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByLabel('Key name').fill('console made');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('new-key-secret').inputValue();
+    assert.equal((await gateway().request('GET', '/api/v1/auth/me', undefined, { 'x-api-key': secret })).status, 200, 'the secret shown works');
+    await checkAccessibility(page, 'keys');
+    await fitsPhone(page, 'keys');
+    await screenshots(page, 'keys');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.reload();
+    const row = page.locator('tr[data-key-id]').filter({ hasText: 'console made' });
+    await row.waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not shown again');
+
+    await row.getByRole('button', { name: 'Rotate console made' }).click();
+    await row.getByRole('button', { name: 'Really rotate' }).click();
+    const rotated = await page.getByTestId('new-key-secret').inputValue();
+    assert.notEqual(rotated, secret);
+    assert.equal((await gateway().request('GET', '/api/v1/auth/me', undefined, { 'x-api-key': secret })).status, 401, 'the old secret stops at once');
+    const active = page.locator('tr[data-key-id]').filter({ hasText: 'console made' }).filter({ has: page.getByTestId('key-state').filter({ hasText: 'active' }) });
+    await active.getByRole('button', { name: 'Revoke console made' }).click();
+    await active.getByRole('button', { name: 'Really revoke' }).click();
+    await page.locator('tr[data-key-id]').filter({ hasText: 'console made' }).getByTestId('key-state').filter({ hasText: 'active' }).waitFor({ state: 'detached' });
+    assert.equal((await gateway().request('GET', '/api/v1/auth/me', undefined, { 'x-api-key': rotated })).status, 401, 'the revoked key is refused');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a member (whose key lacks keys:manage) gets no keys screen, and its URL says so politely', async () => {
+    const member = await addMember(gateway(), owner, 'keys-member');
+    const me = (await gateway().request('GET', '/api/v1/auth/me', undefined, withKey(member))).body;
+    assert.deepEqual([me.role, me.scopes.includes('keys:manage')], ['member', false]);
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await page.goto(`${gateway().url}/console/`);
+    await page.getByLabel('API key').fill(member.apiKey);
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Tools' }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Keys' }).count(), 0, 'no Keys link');
+    await page.goto(`${gateway().url}/console/keys`);
+    await page.getByTestId('keys-refused').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0);
+    await checkAccessibility(page, 'keys-refused');
+    assert.deepEqual(problems, []);
     await context.close();
   });
 });

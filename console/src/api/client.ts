@@ -80,3 +80,32 @@ function errorMessage(body: unknown): string | undefined {
   }
   return typeof body === 'string' ? body : undefined;
 }
+export type SessionDetail = Answer<'/api/v1/sessions/{sessionId}', 'get'>;
+export type SessionTurns = Answer<'/api/v1/sessions/{sessionId}/events', 'get'>;
+export type SessionFiles = Answer<'/api/v1/sessions/{sessionId}/files', 'get'>;
+export type SessionBudget = Answer<'/api/v1/sessions/{sessionId}/budget', 'put'>;
+export type ScheduleList = Answer<'/api/v1/schedules', 'get'>;
+export type Schedule = Answer<'/api/v1/schedules/{id}', 'get'>;
+export type ScheduleBody = RequestBody<'/api/v1/schedules', 'post'>;
+export type ScheduleCreated = Answer<'/api/v1/schedules', 'post', 201>;
+export type ScheduleRuns = Answer<'/api/v1/schedules/{id}/runs', 'get'>;
+export type ToolList = Answer<'/api/v1/tools', 'get'>;
+export type ToolResult = Answer<'/api/v1/tools/{name}/execute', 'post'>;
+export type ToolCall = RequestBody<'/api/v1/tools/{name}/execute', 'post'>;
+export type KeyList = Answer<'/api/v1/auth/api-keys', 'get'>;
+export type NewKey = Answer<'/api/v1/auth/api-keys', 'post', 201>;
+export type KeyBody = RequestBody<'/api/v1/auth/api-keys', 'post'>;
+
+/** A file download with the caller's credential (a plain link could not send it), handed to the browser as a blob. */
+export async function download(path: string, filename: string): Promise<void> {
+  let response = await send('GET', path);
+  if (response.status === 401 && await refreshAccessToken()) response = await send('GET', path);
+  if (!response.ok) {
+    const text = await response.text();
+    throw new ApiError(response.status, errorMessage(safeJson(text)) ?? `HTTP ${response.status}`);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

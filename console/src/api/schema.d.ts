@@ -1886,6 +1886,7 @@ export interface paths {
                                 total_tokens: number;
                                 input_tokens: number;
                                 output_tokens: number;
+                                cached_input_tokens?: number;
                                 estimated_cost: number;
                             };
                         };
@@ -5076,6 +5077,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description each the whole schedule record (spec 2.10) */
                             schedules: {
                                 id: string;
                                 /** @description the same as id (the reference SDK reads either) */
@@ -5093,6 +5095,22 @@ export interface paths {
                                 successful_runs: number;
                                 /** @description runs that failed, timed out or were cancelled */
                                 failed_runs: number;
+                                user_id: string;
+                                description: string;
+                                task_query: string;
+                                task_context: {
+                                    [key: string]: unknown;
+                                };
+                                max_budget_per_run_usd: number;
+                                timeout_seconds: number;
+                                paused_at: string | null;
+                                pause_reason: string | null;
+                                /** @description the API key its runs act as (its scopes and rate limit): the one that created, last changed or resumed it; null when that was done signed in, and the runs act as the user. Revoking the key pauses the schedule. */
+                                api_key_id: string | null;
+                                created_at: string;
+                                updated_at: string;
+                                /** @description when the latest run started */
+                                last_run_at: string | null;
                             }[];
                             total: number;
                             /** @description the same as total (the reference SDK reads total_count) */
@@ -9077,26 +9095,97 @@ export interface paths {
                         model?: string;
                         messages: {
                             /** @enum {unknown} */
-                            role: "system" | "user" | "assistant";
-                            content: string | {
-                                /** @enum {string} */
-                                type: "text";
-                                text: string;
+                            role: "system" | "developer" | "user" | "assistant" | "tool";
+                            content?: string | (never | null) | {
+                                /** @enum {unknown} */
+                                type: "text" | "image_url" | "input_audio" | "file" | "refusal";
+                                text?: string;
+                                image_url?: {
+                                    url: string;
+                                    /** @enum {unknown} */
+                                    detail?: "auto" | "low" | "high";
+                                };
+                                refusal?: string;
+                                input_audio?: unknown;
+                                file?: unknown;
                             }[];
                             name?: string;
+                            tool_calls?: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                    arguments: string;
+                                };
+                            }[];
+                            tool_call_id?: string;
+                            /** @enum {object|null} */
+                            refusal?: never | null;
                         }[];
-                        stream?: boolean;
-                        max_tokens?: number;
-                        temperature?: number;
-                        top_p?: number;
-                        n?: number;
-                        stop?: string | string[];
-                        presence_penalty?: number;
-                        frequency_penalty?: number;
+                        stream?: boolean | null;
+                        max_tokens?: number | null;
+                        max_completion_tokens?: number | null;
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        n?: number | null;
+                        stop?: string | string[] | (never | null);
+                        presence_penalty?: number | null;
+                        frequency_penalty?: number | null;
+                        seed?: number | null;
                         user?: string;
                         stream_options?: {
                             include_usage?: boolean;
+                        } | null;
+                        tools?: {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                                description?: string;
+                                parameters?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        }[];
+                        tool_choice?: ("none" | "auto" | "required") | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
                         };
+                        parallel_tool_calls?: boolean;
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            json_schema: {
+                                name: string;
+                                description?: string;
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        };
+                        logprobs?: boolean | null;
+                        top_logprobs?: number | null;
+                        logit_bias?: {
+                            [key: string]: number;
+                        } | null;
+                        store?: boolean | null;
+                        metadata?: {
+                            [key: string]: string;
+                        } | null;
+                        modalities?: ("text" | "audio")[] | null;
+                        service_tier?: string | null;
                     };
                 };
             };
@@ -9118,8 +9207,21 @@ export interface paths {
                                 message: {
                                     /** @enum {string} */
                                     role: "assistant";
-                                    content: string;
+                                    content: string | null;
+                                    /** @enum {object|null} */
+                                    refusal: never | null;
+                                    tool_calls?: {
+                                        id: string;
+                                        /** @enum {string} */
+                                        type: "function";
+                                        function: {
+                                            name: string;
+                                            arguments: string;
+                                        };
+                                    }[];
                                 };
+                                /** @enum {object|null} */
+                                logprobs: never | null;
                                 finish_reason: string;
                             }[];
                             usage: {
@@ -9222,6 +9324,895 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a response (a durable task): at once with background, streamed as typed events, or when done */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        model?: string;
+                        input: string | ({
+                            type?: string;
+                            role?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        instructions?: string | null;
+                        previous_response_id?: string | null;
+                        max_output_tokens?: number | null;
+                        metadata?: {
+                            [key: string]: string;
+                        } | null;
+                        store?: boolean | null;
+                        stream?: boolean | null;
+                        stream_options?: {
+                            include_obfuscation?: boolean;
+                        } | null;
+                        background?: boolean | null;
+                        user?: string;
+                        safety_identifier?: string | null;
+                        parallel_tool_calls?: boolean | null;
+                        /** @description Forwarded to the model; 0.7 when not set (spec 4.11) */
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        /** @description Function tools (the client runs them); other tool types are refused by name */
+                        tools?: ({
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        tool_choice?: ("none" | "auto" | "required") | ({
+                            type: string;
+                            name?: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | (never | null);
+                        text?: {
+                            format?: {
+                                /** @enum {unknown} */
+                                type: "text" | "json_object" | "json_schema";
+                                name?: string;
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                strict?: boolean | null;
+                            };
+                            verbosity?: string | null;
+                        } | null;
+                        /** @description Only "disabled": a request too long for the model fails */
+                        truncation?: unknown;
+                        /** @description Only an empty list: no extra output data is available */
+                        include?: unknown;
+                        /** @description Refused with 400 unless null or empty: reasoning settings are not supported */
+                        reasoning?: unknown;
+                        /** @description Only "auto" or "default" */
+                        service_tier?: unknown;
+                        /** @description Stored prompt templates are not supported: refused with 400 unless null */
+                        prompt?: unknown;
+                        /** @description Conversations objects are not supported (chain with previous_response_id): refused with 400 unless null */
+                        conversation?: unknown;
+                        /** @description Log probabilities are not available: refused with 400 unless null or 0 */
+                        top_logprobs?: unknown;
+                        /** @description Prompt caching is not controlled here: refused with 400 unless null */
+                        prompt_cache_key?: unknown;
+                        /** @description Prompt caching is not controlled here: refused with 400 unless null */
+                        prompt_cache_retention?: unknown;
+                        /** @description Prompt caching is not controlled here: refused with 400 unless null */
+                        prompt_cache_options?: unknown;
+                        /** @description Server-side compaction is not supported: refused with 400 unless null */
+                        context_management?: unknown;
+                        /** @description Moderation is not supported: refused with 400 unless null */
+                        moderation?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "response";
+                            created_at: number;
+                            completed_at: number | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "incomplete";
+                            background: boolean;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            incomplete_details: {
+                                reason: string;
+                            } | null;
+                            instructions: string | null;
+                            max_output_tokens: number | null;
+                            model: string;
+                            output: unknown[];
+                            parallel_tool_calls: boolean;
+                            previous_response_id: string | null;
+                            reasoning: {
+                                /** @enum {object|null} */
+                                effort: never | null;
+                                /** @enum {object|null} */
+                                summary: never | null;
+                            };
+                            service_tier: string;
+                            store: boolean;
+                            temperature: number | null;
+                            text: {
+                                format: unknown;
+                            };
+                            tool_choice: unknown;
+                            tools: unknown[];
+                            top_p: number | null;
+                            /** @enum {string} */
+                            truncation: "disabled";
+                            usage: {
+                                input_tokens: number;
+                                input_tokens_details: {
+                                    cached_tokens: number;
+                                };
+                                output_tokens: number;
+                                output_tokens_details: {
+                                    reasoning_tokens: number;
+                                };
+                                total_tokens: number;
+                            } | null;
+                            user: string | null;
+                            safety_identifier: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A response; with stream=true its typed events, from after starting_after, from any process */
+        get: {
+            parameters: {
+                query?: {
+                    stream?: boolean;
+                    starting_after?: number;
+                    include_obfuscation?: boolean;
+                    include?: string[];
+                };
+                header?: never;
+                path: {
+                    responseId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "response";
+                            created_at: number;
+                            completed_at: number | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "incomplete";
+                            background: boolean;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            incomplete_details: {
+                                reason: string;
+                            } | null;
+                            instructions: string | null;
+                            max_output_tokens: number | null;
+                            model: string;
+                            output: unknown[];
+                            parallel_tool_calls: boolean;
+                            previous_response_id: string | null;
+                            reasoning: {
+                                /** @enum {object|null} */
+                                effort: never | null;
+                                /** @enum {object|null} */
+                                summary: never | null;
+                            };
+                            service_tier: string;
+                            store: boolean;
+                            temperature: number | null;
+                            text: {
+                                format: unknown;
+                            };
+                            tool_choice: unknown;
+                            tools: unknown[];
+                            top_p: number | null;
+                            /** @enum {string} */
+                            truncation: "disabled";
+                            usage: {
+                                input_tokens: number;
+                                input_tokens_details: {
+                                    cached_tokens: number;
+                                };
+                                output_tokens: number;
+                                output_tokens_details: {
+                                    reasoning_tokens: number;
+                                };
+                                total_tokens: number;
+                            } | null;
+                            user: string | null;
+                            safety_identifier: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a response: it can no longer be read or continued */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    responseId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "response";
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a background response */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    responseId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "response";
+                            created_at: number;
+                            completed_at: number | null;
+                            /** @enum {unknown} */
+                            status: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "incomplete";
+                            background: boolean;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            incomplete_details: {
+                                reason: string;
+                            } | null;
+                            instructions: string | null;
+                            max_output_tokens: number | null;
+                            model: string;
+                            output: unknown[];
+                            parallel_tool_calls: boolean;
+                            previous_response_id: string | null;
+                            reasoning: {
+                                /** @enum {object|null} */
+                                effort: never | null;
+                                /** @enum {object|null} */
+                                summary: never | null;
+                            };
+                            service_tier: string;
+                            store: boolean;
+                            temperature: number | null;
+                            text: {
+                                format: unknown;
+                            };
+                            tool_choice: unknown;
+                            tools: unknown[];
+                            top_p: number | null;
+                            /** @enum {string} */
+                            truncation: "disabled";
+                            usage: {
+                                input_tokens: number;
+                                input_tokens_details: {
+                                    cached_tokens: number;
+                                };
+                                output_tokens: number;
+                                output_tokens_details: {
+                                    reasoning_tokens: number;
+                                };
+                                total_tokens: number;
+                            } | null;
+                            user: string | null;
+                            safety_identifier: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The input items of a response, paged by item id */
+        get: {
+            parameters: {
+                query?: {
+                    after?: string;
+                    limit?: number;
+                    order?: "asc" | "desc";
+                    include?: string[];
+                };
+                header?: never;
+                path: {
+                    responseId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "list";
+                            data: unknown[];
+                            first_id: string | null;
+                            last_id: string | null;
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                message: string;
+                                type: string;
+                                code: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

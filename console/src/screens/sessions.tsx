@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type SessionList } from '../api/client';
 import { formatAge, formatCost } from '../format';
+import { BASE, onLinkClick } from '../router';
 
 type Session = SessionList['sessions'][number];
 
@@ -18,7 +19,7 @@ export function SessionsScreen() {
       {sessions.length > 0 && (
         <div class="card table-wrap">
           <table>
-            <thead><tr><th scope="col">Title</th><th scope="col">Tasks</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">Last activity</th><th scope="col">Actions</th></tr></thead>
+            <thead><tr><th scope="col">Title</th><th scope="col">Tasks</th><th scope="col">Tokens used of budget</th><th scope="col">Cost</th><th scope="col">Last activity</th><th scope="col">Actions</th></tr></thead>
             <tbody>{sessions.map((session) => <SessionRow key={session.session_id} session={session} onChanged={load} />)}</tbody>
           </table>
         </div>
@@ -31,8 +32,8 @@ function SessionRow({ session, onChanged }: { session: Session; onChanged: () =>
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState('');
-  const item = session as Session & Record<string, unknown>;
-  const title = String(item.title || item.latest_task_query || session.session_id);
+  const title = session.title || session.latest_task_query || session.session_id;
+  const page = `/sessions/${encodeURIComponent(session.session_id)}`;
   const act = async (method: 'PATCH' | 'DELETE', body?: unknown) => {
     try {
       await api(method, `/api/v1/sessions/${encodeURIComponent(session.session_id)}`, body);
@@ -52,13 +53,13 @@ function SessionRow({ session, onChanged }: { session: Session; onChanged: () =>
       <td>
         {editing
           ? <form class="row" onSubmit={rename}><label class="inline">New title<input name="title" defaultValue={title} maxLength={60} required /></label><button type="submit">Save</button></form>
-          : title}
+          : <a href={`${BASE}${page}`} onClick={(e) => onLinkClick(e, page)}>{title}</a>}
         {message && <p role="alert" class="error">{message}</p>}
       </td>
-      <td>{String(item.task_count ?? 0)}</td>
-      <td>{String(item.tokens_used ?? item.total_tokens_used ?? 0)}</td>
-      <td>{formatCost(item.total_cost_usd as number | undefined)}</td>
-      <td>{item.last_activity_at ? formatAge(String(item.last_activity_at)) : '—'}</td>
+      <td>{session.task_count}</td>
+      <td>{session.tokens_used} of {session.token_budget}</td>
+      <td>{formatCost(session.total_cost_usd)}</td>
+      <td>{session.last_activity_at ? formatAge(session.last_activity_at) : '—'}</td>
       <td class="row">
         {!editing && <button type="button" onClick={() => setEditing(true)} aria-label={`Rename ${title}`}>Rename</button>}
         {confirming

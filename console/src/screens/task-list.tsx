@@ -1,10 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type SubmitBody, type TaskList } from '../api/client';
+import { getOnce, takeArrived } from '../api/prefetch';
 import { formatAge, formatCost, shortEnum } from '../format';
 import { BASE, navigate, onLinkClick } from '../router';
 
 const STATUSES = ['', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'];
 const POLL_MS = 2000;
+/** The list's first request, which the app starts beside the sign-in check. */
+export const FIRST_TASK_PAGE = '/api/v1/tasks?limit=50';
 
 export function TaskListScreen() {
   return (
@@ -21,8 +24,11 @@ export function TaskListScreen() {
 /** Polls the list: new tasks and status changes show without a reload. */
 function TaskTable() {
   const [status, setStatus] = useState('');
-  const [list, setList] = useState<TaskList | null>(null);
+  // The first page, when it arrived before this mounted (main.tsx asks for it early), is drawn at once.
+  const [list, setList] = useState<TaskList | null>(() => takeArrived<TaskList>(FIRST_TASK_PAGE) ?? null);
   const [error, setError] = useState('');
+  /** Drawn from the early answer: the first poll waits its turn instead of asking again at once. */
+  const drawnEarly = useRef(list !== null);
 
   useEffect(() => {
     let stopped = false;
@@ -31,14 +37,16 @@ function TaskTable() {
       try {
         const query = new URLSearchParams({ limit: '50' });
         if (status) query.set('status', status);
-        const answer = await api<TaskList>('GET', `/api/v1/tasks?${query}`);
+        const answer = await getOnce<TaskList>(`/api/v1/tasks?${query}`);
         if (!stopped) { setList(answer); setError(''); }
       } catch (failure) {
         if (!stopped) setError((failure as Error).message);
       }
       if (!stopped) timer = setTimeout(load, document.hidden ? POLL_MS * 5 : POLL_MS);
     };
-    void load();
+    if (drawnEarly.current) timer = setTimeout(load, POLL_MS);
+    else void load();
+    drawnEarly.current = false;
     return () => { stopped = true; clearTimeout(timer); };
   }, [status]);
 
