@@ -333,6 +333,13 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     assert.equal(await page.locator('details.agent[open]').count(), 1, 'only the chosen agent\'s panel is open');
     await checkAccessibility(page, 'task-graph');
     await screenshots(page, 'task-graph');
+
+    const supervised = (await gateway().request('POST', '/api/v1/tasks', { query: 'explain tidal power, supervised', mode: 'supervisor', context: { mock_plan: gatherCheckWrite } }, withKey(alice))).body.task_id;
+    await page.goto(`${gateway().url}/console/tasks/${supervised}`);
+    await page.locator('svg.plan-graph[data-graph-kind="supervisor"] [data-graph-node="synthesis"][data-status="done"]').waitFor({ timeout: 30_000 });
+    const team = await page.locator('[data-plan-node]').evaluateAll((items) => items.map((item) => [item.getAttribute('data-plan-node'), item.getAttribute('data-status')]));
+    assert.deepEqual(team, [['supervisor', 'done'], ['gather', 'done'], ['check', 'done'], ['write', 'done'], ['synthesis', 'done']]);
+    assert.match(await page.locator('[data-plan-node="gather"]').innerText(), /after Supervisor/);
     assert.deepEqual(problems, []);
     await context.close();
   });
