@@ -43,10 +43,8 @@ function ApprovalCard({ approval, onDecided }: { approval: Approval; onDecided: 
     const feedback = String(new FormData(event.currentTarget as HTMLFormElement).get('feedback') ?? '').trim();
     // An unchanged plan is not sent back: the one the task planned runs, with its full descriptions.
     const modified = approved && editing && edited !== undefined ? edited : undefined;
-    if (typeof modified === 'string') {
-      setMessage(`The edited plan cannot run: ${modified}`);
-      return;
-    }
+    // Why is already shown under the editor.
+    if (typeof modified === 'string') return;
     try {
       await api('POST', '/api/v1/approvals/decision', {
         workflow_id: taskId, approval_id: approval.approval_id, approved, ...(feedback ? { feedback } : {}), ...(modified ? { modified_action: modified } : {}),
@@ -69,7 +67,7 @@ function ApprovalCard({ approval, onDecided }: { approval: Approval; onDecided: 
       )}
       {plan && !editing && <div class="row"><button type="button" onClick={() => setEditing(true)}>Edit the plan</button></div>}
       {plan && editing && <PlanEditor plan={plan} onChange={setEdited} />}
-      {editing && typeof edited === 'string' && <p class="error" role="status">{edited}</p>}
+      {editing && typeof edited === 'string' && <p class="error" role="status">The edited plan cannot run: {edited}</p>}
       <label>Feedback (optional)<textarea name="feedback" rows={2} /></label>
       <div class="row">
         <button type="submit" name="decision" value="approve">{editing && edited !== undefined ? 'Approve the edited plan' : 'Approve'}</button>

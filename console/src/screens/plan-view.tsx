@@ -7,6 +7,8 @@ import { planGraphOf } from '../plan/plan-graph';
 const TITLES: Record<PlanGraph['kind'], string> = { dag: 'Plan', supervisor: 'Plan (supervisor)', research: 'Research phases', swarm: 'Swarm' };
 /** Characters of a label that fit a node's line at the node's font size. */
 const LABEL_CHARS = 22;
+/** A graph up to this wide (two nodes a layer) shrinks to a phone's width; a wider one scrolls at full size. */
+const FITS_WHEN_NARROWER = 420;
 
 interface PlanViewProps {
   events: TaskEvent[];
@@ -29,7 +31,7 @@ export function PlanView({ events, task, selected, onSelect }: PlanViewProps) {
       <h2 id="plan-title">{TITLES[graph.kind]} <span class="muted">({graph.nodes.length} {graph.kind === 'swarm' ? 'agents and tasks' : 'agents'}: {counts})</span></h2>
       {/* Focusable, so a keyboard can scroll a graph wider than the screen. */}
       <div class="graph-scroll" tabIndex={0} role="group" aria-label="Plan graph">
-        <svg class="plan-graph" width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`} role="img"
+        <svg class={`plan-graph${layout.width <= FITS_WHEN_NARROWER ? ' fit' : ''}`} width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`} role="img"
           aria-label={`${TITLES[graph.kind]} drawn as a graph: ${counts}. The list below has the same agents.`} data-graph-kind={graph.kind}>
           <defs>
             {/* Text a little too wide for its box is cut at the box's edge rather than drawn over the next node. */}
