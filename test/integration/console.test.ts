@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { addMember, registerAccount, withKey, type Account } from '../helpers/accounts.ts';
 import { checkAccessibility, chromiumPath, noBrowser, openPage, screenshots, signIn as signInAt, SHOT_DIR, VIEWPORTS } from '../helpers/console-browser.ts';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
-const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!' };
+// The fixture search corpus: research and swarm agents search it with no network.
+const env = { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!', WEB_SEARCH_PROVIDER: 'fixture' };
 
 /** One server for the file (the last test kills and restarts it). */
 const gateway = useGateway({ env });
@@ -154,8 +155,8 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
 
   it('pauses and resumes a task from its page and cancels another; a list open in another tab shows both without a reload', async () => {
     const slow = { query: 'a slow answer', mode: 'simple', context: { mock_delay_ms: 6_000, mock_answer_words: 30 } };
-    const first = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'pause me' }, withKey(alice))).body.task_id;
-    const second = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'cancel me' }, withKey(alice))).body.task_id;
+    // Cancelled long before its answer ends: slow enough that a busy machine cannot finish it before the click.
+    const second = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'cancel me', context: { ...slow.context, mock_delay_ms: 60_000 } }, withKey(alice))).body.task_id;
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
     const list = await openPage(context);
     await signIn(list.page, alice);
@@ -163,6 +164,8 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
 
     const { page, problems } = await openPage(context);
     await signIn(page, alice);
+    // Submitted once its page can open at once: on a busy machine signing in twice took longer than its answer.
+    const first = (await gateway().request('POST', '/api/v1/tasks', { ...slow, query: 'pause me' }, withKey(alice))).body.task_id;
     await page.goto(`${gateway().url}/console/tasks/${first}`);
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByTestId('task-status').filter({ hasText: 'paused' }).waitFor();
@@ -222,12 +225,210 @@ describe('web console: in a real browser', { skip: noBrowser }, () => {
     await context.close();
   });
 
+  /** Every status each drawn node of the plan shows, in order, recorded in the page from its first paint. */
+  async function recordNodeStatuses(context: BrowserContext): Promise<void> {
+    // An init script runs through the DevTools protocol, which the page's CSP does not govern.
+    await context.addInitScript(() => {
+      const log: Record<string, string[]> = {};
+      (globalThis as any).nodeStatusLog = log;
+      const record = () => {
+        for (const node of document.querySelectorAll('[data-graph-node]')) {
+          const id = node.getAttribute('data-graph-node')!;
+          const seen = (log[id] ??= []);
+          const status = node.getAttribute('data-status')!;
+          if (seen.at(-1) !== status) seen.push(status);
+        }
+      };
+      new MutationObserver(record).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+    });
+  }
+
+  const gatherCheckWrite = {
+    complexity_score: 0.6,
+    subtasks: [
+      { id: 'gather', description: 'Gather the facts about tidal power' },
+      { id: 'check', description: 'Check the numbers on tidal output' },
+      { id: 'write', description: 'Write the summary', dependencies: ['gather', 'check'] },
+    ],
+  };
+
+  it('draws a standard task\'s plan as a graph whose nodes go planned → running → done, and a node opens its agent\'s panel', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    await recordNodeStatuses(context);
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', {
+      query: 'explain tidal power', mode: 'standard', context: { mock_plan: gatherCheckWrite, mock_delay_ms: 1_500 },
+    }, withKey(alice))).body.task_id;
+    await page.goto(`${gateway().url}/console/tasks/${taskId}`);
+    await page.locator('svg.plan-graph[data-graph-kind="dag"]').waitFor({ timeout: 20_000 });
+    await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-graph-node="synthesis"][data-status="done"]').waitFor();
+    const log = await page.evaluate(() => (globalThis as any).nodeStatusLog) as Record<string, string[]>;
+    const order = ['planned', 'running', 'done'];
+    for (const [node, statuses] of Object.entries(log)) {
+      assert.deepEqual(statuses, order.filter((status) => statuses.includes(status)), `${node} only moves forward: ${statuses.join(' → ')}`);
+      assert.equal(statuses.at(-1), 'done', `${node} ends done`);
+    }
+    assert.deepEqual(Object.keys(log).sort(), ['check', 'gather', 'synthesis', 'write']);
+    assert.deepEqual(log.write, order, 'write waits (planned) for gather and check, then runs, then is done');
+    for (const node of ['gather', 'check']) assert.ok(log[node].includes('running'), `${node} was seen running`);
+    assert.equal(await page.locator('svg.plan-graph path.edge').count(), 3, 'gather → write, check → write, write → synthesis');
+    const listed = await page.locator('[data-plan-node]').evaluateAll((items) => items.map((item) => [item.getAttribute('data-plan-node'), item.getAttribute('data-status')]));
+    assert.deepEqual(listed, [['gather', 'done'], ['check', 'done'], ['write', 'done'], ['synthesis', 'done']], 'the text equivalent lists the same nodes');
+    assert.match(await page.locator('[data-plan-node="write"]').innerText(), /after Gather the facts.*Check the numbers/);
+
+    await page.locator('[data-graph-node="check"]').click();
+    const panel = page.locator('details.agent[data-agent="check"]');
+    await panel.locator('.agent-detail').waitFor();
+    assert.equal(await panel.getAttribute('open'), '', 'the node\'s panel is open');
+    assert.match(await panel.innerText(), /Model calls: .+\(\d+ in, \d+ out\)[\s\S]*AGENT_COMPLETED/);
+    assert.equal(await page.locator('details.agent[open]').count(), 1, 'only the chosen agent\'s panel is open');
+    await checkAccessibility(page, 'task-graph');
+    await screenshots(page, 'task-graph');
+
+    const supervised = (await gateway().request('POST', '/api/v1/tasks', { query: 'explain tidal power, supervised', mode: 'supervisor', context: { mock_plan: gatherCheckWrite } }, withKey(alice))).body.task_id;
+    await page.goto(`${gateway().url}/console/tasks/${supervised}`);
+    await page.locator('svg.plan-graph[data-graph-kind="supervisor"] [data-graph-node="synthesis"][data-status="done"]').waitFor({ timeout: 30_000 });
+    const team = await page.locator('[data-plan-node]').evaluateAll((items) => items.map((item) => [item.getAttribute('data-plan-node'), item.getAttribute('data-status')]));
+    assert.deepEqual(team, [['supervisor', 'done'], ['gather', 'done'], ['check', 'done'], ['write', 'done'], ['synthesis', 'done']]);
+    assert.match(await page.locator('[data-plan-node="gather"]').innerText(), /after Supervisor/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('the approvals inbox edits a plan: a bad edit is refused in the page, the edited plan runs and the task page draws it', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', {
+      query: 'explain tidal power with approval', mode: 'standard', context: { require_approval: true, mock_plan: gatherCheckWrite },
+    }, withKey(alice))).body.task_id;
+    const approvalId = await waitFor('the approval to be asked for', async () =>
+      (await gateway().sql.query('select id from approvals where task_id = $1', [taskId])).rows[0]?.id as string | undefined);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const card = page.locator(`form[data-approval-id="${approvalId}"]`);
+    await card.getByRole('button', { name: 'Edit the plan' }).click();
+    const editor = card.getByTestId('plan-editor');
+    await editor.locator('fieldset').nth(2).getByLabel('After (ids, comma-separated)').fill('gather, nowhere');
+    await card.getByRole('button', { name: 'Approve the edited plan' }).click();
+    await card.getByText('The edited plan cannot run: subtask write waits for nowhere, which is not in the plan').waitFor();
+    assert.equal((await gateway().sql.query('select status from approvals where id = $1', [approvalId])).rows[0].status, 'pending', 'nothing was sent');
+    await checkAccessibility(page, 'approvals-edit-plan');
+    await screenshots(page, 'approvals-edit-plan');
+
+    await editor.getByRole('button', { name: 'Remove subtask 2' }).click();
+    await editor.locator('fieldset').nth(1).getByLabel('After (ids, comma-separated)').fill('gather');
+    await editor.locator('fieldset').nth(1).getByLabel('Description').fill('Write a short summary of the facts');
+    await card.getByRole('button', { name: 'Approve the edited plan' }).click();
+    await card.waitFor({ state: 'detached' });
+    const done = await waitForTask(gateway(), taskId, 30_000, withKey(alice));
+    assert.equal(done.status, 'TASK_STATUS_COMPLETED', done.error);
+    const { rows: started } = await gateway().sql.query(`select agent_id from task_events where task_id = $1 and type = 'AGENT_STARTED' and agent_id in ('gather', 'check', 'write') order by seq`, [taskId]);
+    assert.deepEqual(started.map((row) => row.agent_id), ['gather', 'write'], 'the edited plan ran, without the removed subtask');
+    await page.goto(`${gateway().url}/console/tasks/${taskId}`);
+    await page.locator('[data-graph-node="synthesis"][data-status="done"]').waitFor();
+    const drawn = await page.locator('[data-graph-node]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-graph-node')));
+    assert.deepEqual(drawn, ['gather', 'write', 'synthesis'], 'the page draws the plan that ran, not the one first announced');
+    assert.match(await page.locator('[data-plan-node="write"]').innerText(), /Write a short summary of the facts/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a research plan is reviewed in the page: a feedback round, then approval; the report\'s [n] markers link to its sources', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', {
+      query: 'Which renewable sources give electricity day and night?', context: { force_research: true, research_strategy: 'quick', require_review: true },
+    }, withKey(alice))).body.task_id;
+    await page.goto(`${gateway().url}/console/tasks/${taskId}`);
+    const review = page.getByTestId('plan-review');
+    await review.waitFor({ timeout: 30_000 });
+    assert.equal(await review.getAttribute('data-review-version'), '1');
+    assert.equal(await review.locator('li[data-role="assistant"]').count(), 1, 'the planner\'s draft');
+    await page.getByTestId('task-status').filter({ hasText: 'paused' }).waitFor();
+    await checkAccessibility(page, 'plan-review');
+    await screenshots(page, 'plan-review');
+
+    await review.getByLabel('Feedback for the planner').fill('Also cover geothermal plants in Iceland.');
+    await review.getByRole('button', { name: 'Send feedback' }).click();
+    await page.locator('[data-testid="plan-review"][data-review-version="2"]').waitFor({ timeout: 30_000 });
+    assert.deepEqual(await review.locator('li[data-role]').evaluateAll((turns) => turns.map((turn) => turn.getAttribute('data-role'))), ['assistant', 'user', 'assistant']);
+    assert.match(await review.locator('li[data-role="user"]').innerText(), /geothermal plants in Iceland/);
+    await review.getByRole('button', { name: 'Approve the plan' }).click();
+    await page.locator('[data-testid="plan-review"][data-review-status="approved"]').waitFor();
+    await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
+
+    const done = await waitForTask(gateway(), taskId, 10_000, withKey(alice));
+    const { rows: events } = await gateway().sql.query(`select type, message, payload from task_events where task_id = $1 and type in ('REVIEW_USER_FEEDBACK', 'RESEARCH_PLAN_APPROVED', 'PROGRESS') order by seq`, [taskId]);
+    assert.equal(events.find((event) => event.type === 'REVIEW_USER_FEEDBACK')?.message, 'Also cover geothermal plants in Iceland.');
+    assert.ok(events.some((event) => event.type === 'RESEARCH_PLAN_APPROVED'));
+    const decomposed = events.find((event) => event.type === 'PROGRESS' && event.payload?.stage === 'decomposition');
+    assert.match(JSON.stringify(decomposed.payload.subtasks), /geothermal plants in Iceland/, 'the research followed the reviewed plan');
+
+    const citations = done.metadata.citations as Array<{ url: string }>;
+    assert.ok(citations.length > 0 && /\[\d+\]/.test(done.result), 'the report cites its sources');
+    const links = await page.getByTestId('answer').locator('a.citation').evaluateAll((anchors) => anchors.map((anchor) => [Number(anchor.getAttribute('data-citation')), anchor.getAttribute('href')]));
+    assert.ok(links.length > 0, 'markers are links');
+    for (const [number, href] of links) assert.equal(href, citations[(number as number) - 1].url, `[${number}] links to citations[${(number as number) - 1}]`);
+
+    await page.locator('svg.plan-graph[data-graph-kind="research"]').waitFor();
+    for (const phase of ['research-planner', 'research-refiner', 'research-1', 'research-synthesis']) {
+      assert.equal(await page.locator(`[data-graph-node="${phase}"]`).getAttribute('data-status'), 'done', phase);
+    }
+    await page.locator('[data-graph-node="research-1"]').click();
+    const search = page.locator('details.agent[data-agent="research-1"] li[data-tool-call="web_search"]').first();
+    await search.waitFor();
+    await search.getByText('input').click();
+    await search.getByText('observation').click();
+    assert.match(await search.innerText(), /"query":[\s\S]*corpus\.agentgate\.example/, 'a search\'s input and what it found');
+    await checkAccessibility(page, 'research');
+    await screenshots(page, 'research');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('a message typed on a swarm\'s page reaches its lead, whose next decision reads it', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const { page, problems } = await openPage(context);
+    await signIn(page, alice);
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', {
+      query: 'How do geothermal power plants make electricity, and how does tidal power work?',
+      context: { force_swarm: true, mock_delay_ms: 300, mock_swarm: { search_turns: 5 } },
+    }, withKey(alice))).body.task_id;
+    await page.goto(`${gateway().url}/console/tasks/${taskId}`);
+    await page.locator('svg.plan-graph[data-graph-kind="swarm"] [data-graph-node="swarm-lead"]').waitFor({ timeout: 30_000 });
+    const box = page.getByTestId('swarm-messages');
+    await waitFor('an agent turn', async () => (await gateway().sql.query(`select 1 from task_events where task_id = $1 and type = 'PROGRESS' and payload->>'stage' = 'agent_iteration'`, [taskId])).rows[0], 30_000);
+    const message = 'Please also say which of the two is older.';
+    await box.getByLabel('Message for the lead').fill(message);
+    await box.getByRole('button', { name: 'Send to the lead' }).click();
+    await box.getByText('Sent: the lead reads it at its next decision.').waitFor();
+    await checkAccessibility(page, 'swarm');
+    await screenshots(page, 'swarm');
+    await page.getByTestId('task-status').filter({ hasText: 'completed' }).waitFor({ timeout: 90_000 });
+    const { rows: events } = await gateway().sql.query(`select seq, type, message, payload from task_events where task_id = $1 and type in ('MESSAGE_RECEIVED', 'LEAD_DECISION') order by seq`, [taskId]);
+    const received = events.find((event) => event.type === 'MESSAGE_RECEIVED');
+    assert.equal(received?.message, message);
+    const next = events.find((event) => event.type === 'LEAD_DECISION' && event.seq > received.seq);
+    assert.deepEqual(next?.payload.human_messages, [message], 'the lead\'s next decision read the message');
+    await box.locator('li.turn.user').filter({ hasText: message }).waitFor();
+    await box.locator('li.turn.assistant').first().waitFor();
+    const agents = await page.locator('[data-graph-node]').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-graph-node'), node.getAttribute('data-status')]));
+    assert.ok(agents.filter(([id]) => id !== 'swarm-lead' && !id!.startsWith('task:')).length >= 2, JSON.stringify(agents));
+    assert.ok(agents.some(([id]) => id!.startsWith('task:')), 'the task list is drawn');
+    assert.deepEqual(agents.filter(([, status]) => status !== 'done'), [], 'a completed swarm shows every agent and task done');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   // Last: it kills the shared server.
   it('after the server is killed mid-stream and restarted, the task page resumes and shows every event once', async () => {
-    const taskId = (await gateway().request('POST', '/api/v1/tasks', { query: 'keep streaming through a crash', mode: 'simple', context: { mock_delay_ms: 4_000, mock_answer_words: 80 } }, withKey(alice))).body.task_id;
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
     const { page } = await openPage(context);
     await signIn(page, alice);
+    const taskId = (await gateway().request('POST', '/api/v1/tasks', { query: 'keep streaming through a crash', mode: 'simple', context: { mock_delay_ms: 6_000, mock_answer_words: 80 } }, withKey(alice))).body.task_id;
     await page.goto(`${gateway().url}/console/tasks/${taskId}`);
     await page.getByTestId('stream-state').filter({ hasText: 'live' }).waitFor();
     await waitFor('some of the answer to stream', async () => (await page.getByTestId('event-count').getAttribute('data-last-seq').then(Number)) > 10 || undefined);

@@ -31,9 +31,9 @@ export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response = await send(method, path, body);
-  if (response.status === 401 && await refreshAccessToken()) response = await send(method, path, body);
+export async function api<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  let response = await send(method, path, body, extraHeaders);
+  if (response.status === 401 && await refreshAccessToken()) response = await send(method, path, body, extraHeaders);
   if (response.status === 401 && loadCredential()) {
     saveCredential(null);
     onSignedOut();
@@ -44,8 +44,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return parsed as T;
 }
 
-function send(method: string, path: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { ...credentialHeaders(loadCredential()) };
+function send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...extraHeaders, ...credentialHeaders(loadCredential()) };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   return fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }

@@ -1,17 +1,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { credentialHeaders, loadCredential } from './credentials';
-import { refreshAccessToken } from './client';
+import { refreshAccessToken, type Answer } from './client';
 
-export interface TaskEvent {
-  workflow_id: string;
-  type: string;
-  agent_id: string | null;
-  message: string | null;
-  payload: Record<string, unknown> | null;
-  timestamp: string;
-  seq: number;
-  stream_id: string;
-}
+/** A stored task event as the gateway's OpenAPI document declares it (the same record the SSE stream sends). */
+type StoredEvent = Answer<'/api/v1/tasks/{id}/events', 'get'>['events'][number];
+/** The stream sends `payload: null` where the history leaves it out. */
+export type TaskEvent = Omit<StoredEvent, 'payload'> & { payload?: StoredEvent['payload'] | null };
 
 export interface StreamHandlers {
   onEvent(event: TaskEvent): void;

@@ -2,17 +2,17 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Answer, type TaskStatus } from '../api/client';
 import { followTask, type TaskEvent } from '../api/event-stream';
 import { formatCost, shortEnum, TERMINAL_STATUSES } from '../format';
-import { renderMarkdown } from '../markdown';
+import { renderMarkdown, type Citation } from '../markdown';
 import { BASE, onLinkClick } from '../router';
+import { AgentPanels } from './agent-panels';
+import { PlanReview } from './plan-review';
 import { PlanView } from './plan-view';
+import { SwarmMessages } from './swarm-messages';
 
 type ControlState = Answer<'/api/v1/tasks/{id}/control-state', 'get'>;
 type Timeline = Answer<'/api/v1/tasks/{id}/timeline', 'get'>;
 type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'not found';
 interface ModelUsage { model: string; provider?: string; executions?: number; tokens?: number; cost_usd?: number }
-
-/** Events kept per agent on screen; the counts stay exact. */
-const EVENTS_SHOWN_PER_AGENT = 200;
 
 export function TaskPage({ taskId }: { taskId: string }) {
   const [task, setTask] = useState<TaskStatus | null>(null);
@@ -21,6 +21,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const [error, setError] = useState('');
   const [events, setEvents] = useState<TaskEvent[]>([]);
   const [streamState, setStreamState] = useState<StreamState>('connecting');
+  const [selectedAgent, setSelectedAgent] = useState<string | null>(null);
   const seen = useRef(new Set<number>());
 
   const refresh = async () => {
@@ -75,8 +76,10 @@ export function TaskPage({ taskId }: { taskId: string }) {
     return () => { stop(); cancelAnimationFrame(frame); };
   }, [taskId, missing]);
 
+  const facts = useMemo(() => task && { context: task.context ?? {}, status: shortEnum(task.status) }, [task?.status, task?.context]);
+
   if (missing) return <><h1>Task not found</h1><p>No task with this id is visible to you. <a href={`${BASE}/`} onClick={(e) => onLinkClick(e, '/')}>Back to tasks</a></p></>;
-  if (!task) return error ? <p role="alert" class="error">{error}</p> : <p role="status">Loading task…</p>;
+  if (!task || !facts) return error ? <p role="alert" class="error">{error}</p> : <p role="status">Loading task…</p>;
 
   return (
     <>
@@ -96,10 +99,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
         </section>
         <UsageView task={task} />
       </div>
-      <PlanView events={events} />
+      {facts.context.force_research === true && <PlanReview taskId={taskId} events={events} />}
+      {facts.context.force_swarm === true && <SwarmMessages taskId={taskId} events={events} running={!terminal} />}
+      <PlanView events={events} task={facts} selected={selectedAgent} onSelect={setSelectedAgent} />
+      <AgentPanels events={events} selected={selectedAgent} onSelect={setSelectedAgent} />
       <TimelineView taskId={taskId} status={task.status} />
-      <ToolCalls events={events} />
-      <AgentEvents events={events} />
     </>
   );
 }
@@ -151,7 +155,9 @@ function AnswerView({ task, events }: { task: TaskStatus; events: TaskEvent[] })
     .join(''), [events]);
   // Once stored, the result is the answer; while running, the streamed text is.
   const text = useThrottled(task.result || streamed, task.result ? 0 : MARKDOWN_EVERY_MS);
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  // The research workflow's `[n]` markers point to metadata.citations[n - 1] (spec 2.6), stored with the result.
+  const citations = ((task.metadata ?? {}) as { citations?: Citation[] }).citations ?? [];
+  const html = useMemo(() => renderMarkdown(text, citations), [text, citations.length]);
   if (!text) return <p class="muted">No answer yet.</p>;
   return <div class="markdown" data-testid="answer" dangerouslySetInnerHTML={{ __html: html }} />;
 }
@@ -170,54 +176,6 @@ function UsageView({ task }: { task: TaskStatus }) {
           <tbody>{models.map((model) => <tr key={model.model}><td>{model.model}</td><td>{model.executions}</td><td>{model.tokens}</td><td>{formatCost(model.cost_usd)}</td></tr>)}</tbody>
         </table></div>
       )}
-    </section>
-  );
-}
-
-function ToolCalls({ events }: { events: TaskEvent[] }) {
-  const calls = events.filter((event) => event.type === 'TOOL_INVOKED' || event.type === 'TOOL_OBSERVATION');
-  if (calls.length === 0) return null;
-  return (
-    <section class="card" aria-labelledby="tools-title">
-      <h2 id="tools-title">Tool calls</h2>
-      <ol class="events">
-        {calls.map((event) => (
-          <li key={event.seq}>
-            <strong>{event.type === 'TOOL_INVOKED' ? 'called' : 'observed'}</strong> <span class="muted">{event.agent_id}</span> {event.message}
-            {event.payload && <details><summary>details</summary><pre>{JSON.stringify(event.payload, null, 2)}</pre></details>}
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
-}
-
-function AgentEvents({ events }: { events: TaskEvent[] }) {
-  const byAgent = useMemo(() => {
-    const groups = new Map<string, TaskEvent[]>();
-    for (const event of events) {
-      if (event.type === 'LLM_PARTIAL') continue;
-      const agent = event.agent_id ?? 'task';
-      const group = groups.get(agent);
-      if (group) group.push(event);
-      else groups.set(agent, [event]);
-    }
-    return [...groups.entries()];
-  }, [events]);
-  return (
-    <section class="card" aria-labelledby="agents-title">
-      <h2 id="agents-title">Agents</h2>
-      {byAgent.length === 0 && <p class="muted">No events yet.</p>}
-      {byAgent.map(([agent, agentEvents]) => (
-        <details key={agent} open class="agent" data-agent={agent}>
-          <summary><strong>{agent}</strong> <span class="muted">{agentEvents.length} events · last: {agentEvents[agentEvents.length - 1].type}</span></summary>
-          <ol class="events">
-            {agentEvents.slice(-EVENTS_SHOWN_PER_AGENT).map((event) => (
-              <li key={event.seq}><code>{event.type}</code> {event.message}</li>
-            ))}
-          </ol>
-        </details>
-      ))}
     </section>
   );
 }

@@ -46,10 +46,18 @@ async function assignRole(deps: Deps, task: TaskSnapshot): Promise<TaskPlan> {
   return singleSubtaskPlan(task.query, 0.5);
 }
 
-/** The approval gate (reference §3.2): an approver may hand back a modified plan, which runs when it is a valid plan. */
+/**
+ * The approval gate (reference §3.2): an approver may hand back a modified plan, which runs when it is a valid plan;
+ * it is announced as the plan (a PROGRESS at stage `planned` again), so what watches the task sees what runs.
+ */
 async function approvedPlan(deps: Deps, task: TaskSnapshot, plan: TaskPlan, need: ApprovalNeed): Promise<TaskPlan> {
   const { modifiedAction } = await passApprovalGate(deps, task, { ...need, action: planPayload(plan) });
   if (modifiedAction === undefined) return plan;
   const modified = parseDecomposition(modifiedAction);
-  return typeof modified === 'string' ? plan : modified;
+  if (typeof modified === 'string') return plan;
+  await runTaskStep(deps, 'announce-approved-plan', () => appendEvents(deps, task.id, 'workflow', [{
+    type: 'PROGRESS', agentId: 'orchestrator', message: `The approver changed the plan: ${modified.subtasks.length} ${modified.subtasks.length === 1 ? 'subtask' : 'subtasks'}`,
+    payload: { stage: 'planned', ...planPayload(modified), changed_by_approver: true }, dedupeKey: 'plan:approved',
+  }]));
+  return modified;
 }
