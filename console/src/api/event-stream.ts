@@ -1,11 +1,9 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { credentialHeaders, loadCredential } from './credentials';
-import { refreshAccessToken, type Answer } from './client';
+import { refreshAccessToken } from './client';
+import type { TaskEvent } from './task-event';
 
-/** A stored task event as the gateway's OpenAPI document declares it (the same record the SSE stream sends). */
-type StoredEvent = Answer<'/api/v1/tasks/{id}/events', 'get'>['events'][number];
-/** The stream sends `payload: null` where the history leaves it out. */
-export type TaskEvent = Omit<StoredEvent, 'payload'> & { payload?: StoredEvent['payload'] | null };
+export type { TaskEvent };
 
 export interface StreamHandlers {
   onEvent(event: TaskEvent): void;

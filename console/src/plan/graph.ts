@@ -1,4 +1,4 @@
-import type { TaskEvent } from '../api/event-stream';
+import type { TaskEvent } from '../api/task-event.ts';
 
 export type NodeStatus = 'planned' | 'running' | 'done' | 'failed';
 export type GraphKind = 'dag' | 'supervisor' | 'research' | 'swarm';

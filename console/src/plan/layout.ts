@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphNode, PlanGraph } from './graph';
+import type { GraphEdge, GraphNode, PlanGraph } from './graph.ts';
 
 export const NODE_WIDTH = 176;
 export const NODE_HEIGHT = 54;
@@ -17,11 +17,12 @@ export interface Layout { width: number; height: number; nodes: PlacedNode[]; ed
  */
 export function layoutGraph(graph: PlanGraph): Layout {
   const depth = depthOf(graph);
-  const layers: GraphNode[][] = [];
-  for (const node of graph.nodes) (layers[depth.get(node.id)!] ??= []).push(node);
+  const byDepth: GraphNode[][] = [];
+  for (const node of graph.nodes) (byDepth[depth.get(node.id)!] ??= []).push(node);
+  // A cycle can leave depths unused: the layers are the depths that have nodes.
+  const layers = byDepth.filter((layer) => layer !== undefined);
   const position = new Map<string, number>();
   for (const layer of layers) {
-    if (!layer) continue;
     const meanParent = (node: GraphNode) => {
       const parents = graph.edges.filter((edge) => edge.to === node.id && position.has(edge.from)).map((edge) => position.get(edge.from)!);
       return parents.length === 0 ? Number.POSITIVE_INFINITY : parents.reduce((sum, value) => sum + value, 0) / parents.length;
@@ -31,7 +32,7 @@ export function layoutGraph(graph: PlanGraph): Layout {
     order.forEach(({ node }, index) => position.set(node.id, index));
     layer.splice(0, layer.length, ...order.map(({ node }) => node));
   }
-  const widest = Math.max(...layers.map((layer) => layer?.length ?? 0));
+  const widest = Math.max(...layers.map((layer) => layer.length));
   const width = MARGIN * 2 + widest * NODE_WIDTH + (widest - 1) * GAP_X;
   const placed = new Map<string, PlacedNode>();
   layers.forEach((layer, layerIndex) => {

@@ -1,8 +1,8 @@
-import type { TaskEvent } from '../api/event-stream';
-import type { PlanGraph, TaskFacts } from './graph';
-import { researchGraph } from './research-graph';
-import { swarmGraph } from './swarm-graph';
-import { teamGraph } from './team-graph';
+import type { TaskEvent } from '../api/task-event.ts';
+import type { PlanGraph, TaskFacts } from './graph.ts';
+import { researchGraph } from './research-graph.ts';
+import { swarmGraph } from './swarm-graph.ts';
+import { teamGraph } from './team-graph.ts';
 
 /** The graph of whichever workflow runs the task, or undefined while (or when) it has none to show. */
 export function planGraphOf(events: TaskEvent[], task: TaskFacts): PlanGraph | undefined {

@@ -1,5 +1,5 @@
-import type { TaskEvent } from '../api/event-stream';
-import type { GraphEdge, GraphNode, NodeStatus, PlanGraph } from './graph';
+import type { TaskEvent } from '../api/task-event.ts';
+import type { GraphEdge, GraphNode, NodeStatus, PlanGraph } from './graph.ts';
 
 /** What each of the research workflow's phase agents does (src/workflows/modes/research). */
 const PHASES: Record<string, string> = {

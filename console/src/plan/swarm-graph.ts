@@ -1,6 +1,5 @@
-import type { TaskEvent } from '../api/event-stream';
-import type { GraphEdge, GraphNode, NodeStatus } from './graph';
-import type { PlanGraph } from './graph';
+import type { TaskEvent } from '../api/task-event.ts';
+import type { GraphEdge, GraphNode, NodeStatus, PlanGraph } from './graph.ts';
 
 /** The lead's agent id (src/workflows/modes/swarm/swarm-events.ts). */
 export const SWARM_LEAD = 'swarm-lead';

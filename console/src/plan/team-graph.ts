@@ -1,5 +1,5 @@
-import type { TaskEvent } from '../api/event-stream';
-import { nextStatus, type GraphEdge, type GraphNode, type PlanGraph } from './graph';
+import type { TaskEvent } from '../api/task-event.ts';
+import { nextStatus, type GraphEdge, type GraphNode, type PlanGraph } from './graph.ts';
 
 interface PlannedSubtask { id: string; name: string }
 
