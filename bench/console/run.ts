@@ -18,10 +18,13 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const RESULTS_PATH = path.join(ROOT, 'bench/RESULTS.md');
 const COLD_LOADS = 15;
 /**
- * With EVENT_PARTIAL_INTERVAL_MS=1 and a word every ~12 ms, each word is one LLM_PARTIAL event: this many words
- * make about 5,000 events. The large tier's mock model, because the small one stops at 2,048 output tokens.
+ * With EVENT_PARTIAL_INTERVAL_MS=1 and a word every ~10 ms, each word is about one LLM_PARTIAL event (fewer when a
+ * loaded machine fires the timer late and words coalesce): this many words make 5,000 events or a few more. The
+ * large tier's mock model, because the small one stops at 2,048 output tokens.
  */
-const STREAM_WORDS = 5_000;
+const STREAM_WORDS = 6_000;
+/** Frames counted on an idle page first: what the machine itself allows, to read the streaming figure against. */
+const IDLE_MS = 5_000;
 const STREAM_MS = 60_000;
 const AIMS = { firstScreenGzipKb: 150, firstListMs: 1_000, minFps: 30 };
 
@@ -88,7 +91,7 @@ async function measureColdLoads(): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
-interface StreamRun { events: number; durationMs: number; frames: number; worstSecondFps: number; longFrames: number; heapStartMb: number; heapPeakMb: number; heapEndMb: number }
+interface StreamRun { idleWorstSecondFps: number; idleFrames: number; events: number; durationMs: number; frames: number; worstSecondFps: number; longFrames: number; heapStartMb: number; heapPeakMb: number; heapEndMb: number }
 
 async function measureStreaming(): Promise<StreamRun> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -99,6 +102,11 @@ async function measureStreaming(): Promise<StreamRun> {
     const { metrics } = await cdp.send('Performance.getMetrics');
     return (metrics.find((metric) => metric.name === 'JSHeapUsedSize')?.value ?? 0) / 2 ** 20;
   };
+  await page.goto(`${gateway.url}/console/`);
+  await page.getByTestId('task-table').waitFor();
+  await startFrameCounter(page);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idle = await page.evaluate(() => (globalThis as any).__frames as number[]);
   const task = await post('/api/v1/tasks', { query: 'stream five thousand events', mode: 'simple', context: { mock_answer_words: STREAM_WORDS, mock_delay_ms: STREAM_MS, model_tier: 'large' } });
   await page.goto(`${gateway.url}/console/tasks/${task.task_id}`);
   await page.getByTestId('stream-state').filter({ hasText: 'live' }).waitFor();
@@ -115,7 +123,7 @@ async function measureStreaming(): Promise<StreamRun> {
   const events = Number((await page.getByTestId('event-count').innerText()).split(' ')[0]);
   const heapEndMb = await heapMb();
   await context.close();
-  return { events, durationMs, frames: frames.length, worstSecondFps: worstSecond(frames), longFrames: frames.filter((gap, index) => index > 0 && gap - frames[index - 1] > 1000 / AIMS.minFps).length, heapStartMb, heapPeakMb, heapEndMb };
+  return { idleWorstSecondFps: worstSecond(idle), idleFrames: idle.length, events, durationMs, frames: frames.length, worstSecondFps: worstSecond(frames), longFrames: frames.filter((gap, index) => index > 0 && gap - frames[index - 1] > 1000 / AIMS.minFps).length, heapStartMb, heapPeakMb, heapEndMb };
 }
 
 /** requestAnimationFrame timestamps, installed through DevTools (the page's CSP admits no injected script). */
@@ -156,6 +164,7 @@ function formatSection(transfer: Transfer, loads: number[], stream: StreamRun | 
     `| Cold load to first task list (${loads.length} runs): median / max | ${fixed(median, 0)} ms / ${fixed(loads[loads.length - 1], 0)} ms | ≤ ${AIMS.firstListMs} ms |`,
     ...(stream ? [
       `| One task streaming ${stream.events} events over ${fixed(stream.durationMs / 1000, 1)} s: frames drawn / worst 1-s window | ${stream.frames} / ${stream.worstSecondFps} fps | no window below ${AIMS.minFps} fps |`,
+      `| An idle task list for ${IDLE_MS / 1000} s first (what the machine allows): frames drawn / worst 1-s window | ${stream.idleFrames} / ${stream.idleWorstSecondFps} fps | |`,
       `| Frames longer than ${fixed(1000 / AIMS.minFps, 1)} ms while streaming | ${stream.longFrames} | |`,
       `| JS heap used: before / peak / after the stream | ${fixed(stream.heapStartMb, 1)} / ${fixed(stream.heapPeakMb, 1)} / ${fixed(stream.heapEndMb, 1)} MB | |`,
     ] : []),

@@ -629,6 +629,27 @@ describe('web console: sessions, schedules, tools and keys screens', { skip: noB
     await context.close();
   });
 
+  it('a cold load with an expired access token refreshes it once for the requests that leave together, and stays signed in', async () => {
+    const login = await gateway().request('POST', '/api/v1/auth/login', { email: owner.email, password: owner.password });
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    // Through DevTools before the page's scripts (the CSP does not govern it): a credential whose access token fails.
+    await context.addInitScript((refreshToken) => {
+      if (!sessionStorage.getItem('agentgate.console.credential')) {
+        sessionStorage.setItem('agentgate.console.credential', JSON.stringify({ kind: 'token', accessToken: 'expired', refreshToken }));
+      }
+    }, login.body.refresh_token as string);
+    const { page, problems } = await openPage(context);
+    const refreshes: number[] = [];
+    page.on('request', (request) => { if (request.url().endsWith('/api/v1/auth/refresh')) refreshes.push(Date.now()); });
+    await page.goto(`${gateway().url}/console/`);
+    await page.getByTestId('task-table').or(page.getByText('No tasks yet.')).waitFor();
+    assert.equal(refreshes.length, 1, 'one refresh for both 401s (a refresh token presented twice revokes its family)');
+    const { rows } = await gateway().sql.query('select count(*)::int as revoked from refresh_tokens where user_id = $1 and revoked_at is not null and family_id = (select family_id from refresh_tokens where user_id = $1 order by created_at desc limit 1)', [owner.userId]);
+    assert.equal(rows[0].revoked, 1, 'only the presented token was rotated out; the family lives on');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('a member (whose key lacks keys:manage) gets no keys screen, and its URL says so politely', async () => {
     const member = await addMember(gateway(), owner, 'keys-member');
     const me = (await gateway().request('GET', '/api/v1/auth/me', undefined, withKey(member))).body;

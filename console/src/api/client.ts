@@ -50,8 +50,19 @@ function send(method: string, path: string, body?: unknown, extraHeaders: Record
   return fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-/** One refresh after a 401 on an access token; a pasted key cannot be refreshed. */
-export async function refreshAccessToken(): Promise<boolean> {
+let refreshing: Promise<boolean> | undefined;
+
+/**
+ * One refresh after a 401 on an access token; a pasted key cannot be refreshed. Requests that fail together (the
+ * sign-in check and the first list page leave side by side) share one refresh: the gateway treats a refresh token
+ * presented twice as stolen and revokes its whole family.
+ */
+export function refreshAccessToken(): Promise<boolean> {
+  refreshing ??= refreshOnce().finally(() => { refreshing = undefined; });
+  return refreshing;
+}
+
+async function refreshOnce(): Promise<boolean> {
   const credential = loadCredential();
   if (credential?.kind !== 'token') return false;
   const response = await fetch('/api/v1/auth/refresh', {
