@@ -27,7 +27,8 @@ const EnvSchema = Type.Object({
   CORS_ALLOWED_ORIGINS: Type.Optional(Type.String()),
   TASK_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   AGENT_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 600 }),
-  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 64 }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 1024 }),
+  WORKER_MEMORY_LIMIT_MB: Type.Integer({ minimum: 64, maximum: 1_048_576, default: 1536 }),
   TENANT_WORKER_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, default: 86_400 }),
   IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
@@ -261,6 +262,8 @@ export interface Config {
   taskTimeoutSeconds: number;
   agentTimeoutSeconds: number;
   workerConcurrency: number;
+  /** Above this resident memory (MiB) the process takes no new task; they wait in the queue for any worker with room. */
+  workerMemoryLimitMiB: number;
   /** The most of this process's workers one tenant's tasks may hold at once (at least one). */
   tenantWorkerLimit: number;
   idempotencyTtlSeconds: number;
@@ -473,6 +476,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     taskTimeoutSeconds: values.TASK_TIMEOUT_SECONDS,
     agentTimeoutSeconds: values.AGENT_TIMEOUT_SECONDS,
     workerConcurrency: values.WORKER_CONCURRENCY,
+    workerMemoryLimitMiB: values.WORKER_MEMORY_LIMIT_MB,
     tenantWorkerLimit: Math.max(1, Math.floor(values.WORKER_CONCURRENCY * values.TENANT_WORKER_SHARE)),
     idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
     idempotencyClaimTimeoutSeconds: values.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS,

@@ -24,6 +24,7 @@ import { createMetricsExposition } from './observability/metrics-exposition.ts';
 import { startMetricsListener } from './probes/metrics-listener.ts';
 import type { Deps } from './deps.ts';
 import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
+import { createMemoryAdmission } from './engine/memory-admission.ts';
 import { claimExecutorId, markStopped, purgeRetiredExecutors, type ExecutorIdentity } from './engine/executors.ts';
 import { createExecutorLease } from './tasks/executor-lease.ts';
 import { handOverWorkflows } from './tasks/hand-over-workflows.ts';
@@ -127,7 +128,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const handingOver = new AbortController();
   let taskWorkflow: TaskWorkflow | undefined;
   const lanes = workerLanes(config.role, config.workerConcurrency, config.tenantWorkerLimit);
-  const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal });
+  const admission = createMemoryAdmission(config.workerMemoryLimitMiB);
+  const starter = createTaskStarter({ directLane: lanes.direct, workflow: () => taskWorkflow!, stopping: stopping.signal, admission });
   const deps: Deps = {
     config, db: connection.db, models, tools, templates, skills, agents, research, logger, events,
     appends: createGroupCommitter({ db: connection.db, hub: events, logger, asyncPartials: config.events.asyncPartialCommits }), policy: loadPolicy(config.policy.file, config.policy.mode),
@@ -144,7 +146,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const webhookDelivery = registerWebhookDelivery(deps);
   await launchEngine({
     databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
-    executorId: identity.id, poolSize: config.enginePoolSize, logger,
+    executorId: identity.id, poolSize: config.enginePoolSize, logger, admission,
   });
 
   await adoptUnpartitionedWorkflows(deps);

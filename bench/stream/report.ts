@@ -101,7 +101,7 @@ export function formatSection(run: StreamRun): string {
   ].join('\n');
 }
 
-function fanOutRow(server: string, result: FanOutResult): string {
+export function fanOutRow(server: string, result: FanOutResult): string {
   const { latencyMs: latency, stats, open } = result;
   return `| ${result.subscribers} | ${server} | ${open.opened} (${open.failed}) | ${fixed(open.openMs / 1000, 1)} | ${stats.events} / ${result.expectedDeliveries} | `
     + `${fixed(result.deliveredPerSecond, 0)} | ${fixed(latency.p50, 1)} / ${fixed(latency.p90, 1)} / ${fixed(latency.p99, 1)} / ${fixed(latency.max, 1)} | `

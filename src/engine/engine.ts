@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ProcessRole } from '../config.ts';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/database.ts';
 import { withOwnConnection } from '../db/own-connection.ts';
+import { holdQueueWhileRefused, type MemoryAdmission } from './memory-admission.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
 /**
@@ -36,6 +37,8 @@ export interface EngineOptions {
   executorId: string;
   poolSize: number;
   logger: Logger;
+  /** While it refuses, the process takes nothing from the task queue. */
+  admission: MemoryAdmission;
 }
 
 let enginePool: pg.Pool | undefined;
@@ -59,6 +62,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
       error: (entry) => log.error({ err: entry }, 'engine error'),
     },
   });
+  if (options.role !== 'gateway') holdQueueWhileRefused(TASK_QUEUE, options.admission, options.logger);
   await withEngineSchemaLock(options.databaseUrl, () => DBOS.launch());
   await DBOS.registerQueue(TASK_QUEUE, {
     workerConcurrency: options.queueLane.workers,
@@ -183,6 +187,8 @@ export interface TaskStarterOptions {
   directLane: WorkerLane;
   /** Aborted when the process drains for shutdown: from then on tasks go to the queue, for other workers. */
   stopping: AbortSignal;
+  /** Over its memory limit the process starts nothing on arrival either: the task waits in the queue. */
+  admission: MemoryAdmission;
   /** The registered task workflow (registered after the starter is built, as the engine's deps need both). */
   workflow: () => TaskWorkflow;
 }
@@ -197,7 +203,7 @@ export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
     await DBOS.startWorkflow(options.workflow(), { workflowID: taskId, queueName: TASK_QUEUE, enqueueOptions: { queuePartitionKey: tenantId } })(taskId, TASK_WORKFLOW_SHAPE);
   };
   const hasRoomFor = (tenantId: string) => !options.stopping.aborted
-    && direct < directLane.workers && (directByTenant.get(tenantId) ?? 0) < directLane.perTenant;
+    && direct < directLane.workers && options.admission.admits() && (directByTenant.get(tenantId) ?? 0) < directLane.perTenant;
   const countDirect = (tenantId: string, change: number) => {
     direct += change;
     const count = (directByTenant.get(tenantId) ?? 0) + change;

@@ -21,8 +21,13 @@ export interface FollowOptions {
  * database cannot be reached the stream stays open (its pings go on) and carries on from its cursor when it answers.
  */
 export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
+  for await (const batch of followTaskEventBatches(db, hub, taskId, options)) yield* batch;
+}
+
+/** followTaskEvents by the batch that became readable at once (never empty), for a stream that writes each in one go. */
+export async function* followTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent[]> {
   if (await hasEndedBefore(db, taskId, options.afterSeq)) return;
-  yield* feedsOf(db, hub, options.logger).follow(taskId, options);
+  yield* feedsOf(db, hub, options.logger).followBatches(taskId, options);
 }
 
 /** The hub is the process's one listener, so the process's feeds are kept with it. */

@@ -26,6 +26,8 @@ export interface SseStream {
   signal: AbortSignal;
   /** Writes a frame; false when the consumer stayed more than the buffer limit behind. */
   send(frame: SseFrame): Promise<boolean>;
+  /** Writes frames in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
+  sendAll(frames: SseFrame[]): Promise<boolean>;
   comment(text: string): void;
   end(): void;
 }
@@ -75,14 +77,17 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     return true;
   }
 
+  async function writeWithinLimit(text: string): Promise<boolean> {
+    if (!write(text)) return false;
+    if (raw.writableLength <= options.bufferLimitBytes) return true;
+    await Promise.race([once(raw, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
+    return raw.writableLength <= options.bufferLimitBytes;
+  }
+
   return {
     signal: controller.signal,
-    async send(frame) {
-      if (!write(formatFrame(frame))) return false;
-      if (raw.writableLength <= options.bufferLimitBytes) return true;
-      await Promise.race([once(raw, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
-      return raw.writableLength <= options.bufferLimitBytes;
-    },
+    send: (frame) => writeWithinLimit(formatFrame(frame)),
+    sendAll: (frames) => writeWithinLimit(frames.map(formatFrame).join('')),
     comment(text) {
       write(`: ${text}\n\n`);
     },

@@ -13,6 +13,11 @@ export interface FeedFollowOptions {
 export interface TaskFeeds {
   /** Every event after the cursor, once and in seq order, until STREAM_END (delivered whatever `types` says) or abort. */
   follow(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent>;
+  /**
+   * The same events, as the batches that became readable together (never empty): a stream writes each batch to
+   * its socket at once, one write per wake-up instead of one per event.
+   */
+  followBatches(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent[]>;
 }
 
 export interface FeedLimits {
@@ -52,23 +57,29 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
     return feed;
   };
 
-  return {
-    async* follow(taskId, { afterSeq, types, signal }) {
-      const feed = join(taskId);
-      let cursor = afterSeq;
-      try {
-        while (!signal.aborted) {
-          const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
-          if (events.length === 0) await feed.waitPast(cursor, signal);
-          for (const event of events) {
-            cursor = event.seq;
-            if (!types || types.includes(event.type) || event.type === 'STREAM_END') yield event;
-            if (event.type === 'STREAM_END') return;
-          }
-        }
-      } finally {
-        feed.leave();
+  async function* followBatches(taskId: string, { afterSeq, types, signal }: FeedFollowOptions): AsyncGenerator<TaskEvent[]> {
+    const feed = join(taskId);
+    let cursor = afterSeq;
+    try {
+      while (!signal.aborted) {
+        const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
+        if (events.length === 0) await feed.waitPast(cursor, signal);
+        const end = events.findIndex((event) => event.type === 'STREAM_END');
+        const taken = end === -1 ? events : events.slice(0, end + 1);
+        if (taken.length > 0) cursor = taken.at(-1)!.seq;
+        const wanted = types ? taken.filter((event) => types.includes(event.type) || event.type === 'STREAM_END') : taken;
+        if (wanted.length > 0) yield wanted;
+        if (end !== -1) return;
       }
+    } finally {
+      feed.leave();
+    }
+  }
+
+  return {
+    followBatches,
+    async* follow(taskId, options) {
+      for await (const batch of followBatches(taskId, options)) yield* batch;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { followTaskEvents } from '../events/follow-events.ts';
+import { followTaskEventBatches } from '../events/follow-events.ts';
 import { openSse } from '../events/sse.ts';
 import { toSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
@@ -19,10 +19,11 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
   const idle = createInactivityTimer(streams.inactivityTimeoutMs, AbortSignal.any([sse.signal, lease.revoked]));
   try {
     sse.comment(`connected to workflow ${plan.taskId}`);
-    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
+    for await (const events of followTaskEventBatches(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
       idle.touch();
+      const event = events.at(-1)!;
       resumeFrom = event.stream_id;
-      if (await sse.send(toSseFrame(event))) continue;
+      if (await sse.sendAll(events.map(toSseFrame))) continue;
       // Too far behind: end with an error the client can act on instead of buffering without bound.
       await sse.send({ event: 'error', data: JSON.stringify({
         type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',
