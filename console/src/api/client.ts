@@ -32,8 +32,8 @@ export function whenSignedOut(listener: () => void): void {
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
-  let response = await send(method, path, body, extraHeaders);
-  if (response.status === 401 && await refreshAccessToken()) response = await send(method, path, body, extraHeaders);
+  let response = await sendPatiently(method, path, body, extraHeaders);
+  if (response.status === 401 && await refreshAccessToken()) response = await sendPatiently(method, path, body, extraHeaders);
   if (response.status === 401 && loadCredential()) {
     saveCredential(null);
     onSignedOut();
@@ -42,6 +42,22 @@ export async function api<T>(method: string, path: string, body?: unknown, extra
   const parsed = text ? safeJson(text) : undefined;
   if (!response.ok) throw new ApiError(response.status, errorMessage(parsed) ?? `HTTP ${response.status}`);
   return parsed as T;
+}
+
+/**
+ * The console's reads count against the person's rate limit like any client's (spec 8: 60 a minute by default):
+ * a read refused with 429 waits the Retry-After it names (up to 10 s) and is sent again, twice at most, so a burst
+ * of polling screens slows down rather than showing an error. Writes are not repeated.
+ */
+async function sendPatiently(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<Response> {
+  let response = await send(method, path, body, extraHeaders);
+  for (let retry = 0; retry < 2 && response.status === 429 && method === 'GET'; retry++) {
+    const waitSeconds = Number(response.headers.get('retry-after') ?? 1);
+    if (!(waitSeconds <= 10)) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(waitSeconds, 0.2) * 1000));
+    response = await send(method, path, body, extraHeaders);
+  }
+  return response;
 }
 
 function send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {

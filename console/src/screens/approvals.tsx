@@ -6,6 +6,9 @@ import { isShownPlan, PlanEditor, type EditedPlan } from './plan-editor';
 
 type Approval = ApprovalList['approvals'][number];
 
+/** A new approval shows within this (the issue asks for 2 s). */
+const POLL_MS = 1500;
+
 export function ApprovalsScreen() {
   const [list, setList] = useState<ApprovalList | null>(null);
   const [error, setError] = useState('');
@@ -17,9 +20,15 @@ export function ApprovalsScreen() {
     }
   };
   useEffect(() => {
-    void load();
-    const timer = setInterval(() => void load(), 1500);
-    return () => clearInterval(timer);
+    // One poll at a time, slower in a hidden tab: the polls count against the person's rate limit.
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      await load();
+      if (!stopped) timer = setTimeout(poll, document.hidden ? POLL_MS * 5 : POLL_MS);
+    };
+    void poll();
+    return () => { stopped = true; clearTimeout(timer); };
   }, []);
   return (
     <>
