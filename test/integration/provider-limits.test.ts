@@ -196,7 +196,7 @@ test('a tenant\'s burst takes only its share of a deployment: another tenant\'s 
   const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
   t.after(() => db.destroy());
   const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
-    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
+    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
   const finished: string[] = [];
