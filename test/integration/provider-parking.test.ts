@@ -100,3 +100,33 @@ test('tasks parked for capacity survive a kill -9 of their process: a restarted 
   const { rows: left } = await second.sql.query(`select * from provider_capacity_queue where parked`);
   assert.deepEqual(left, []);
 });
+
+test('a task paused while parked for capacity is not woken by its grant: it stays paused, and after the resume its call uses the grant', async (t) => {
+  const provider = await startStandIn({ answer: 'Resumed answer.' });
+  t.after(() => provider.close());
+  const gateway = await startGateway(t, { env: parkingEnv(t, provider) });
+  const ids: string[] = [];
+  for (const query of ['runs first', 'waits its turn', 'paused while parked']) ids.push(await submit(gateway, query, { provider_override: 'primary' }));
+  const paused = ids[2];
+  await waitFor('the last task parked', async () => {
+    const { rows } = await gateway.sql.query(`select 1 from provider_capacity_queue where task_id = $1 and parked and granted_at is null`, [paused]);
+    return rows.length > 0 || undefined;
+  }, 10_000);
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${paused}/pause`)).status, 202);
+  await waitFor('its grant', async () => {
+    const { rows } = await gateway.sql.query(`select 1 from provider_capacity_queue where task_id = $1 and granted_at is not null`, [paused]);
+    return rows.length > 0 || undefined;
+  }, 15_000);
+  for (const id of ids.slice(0, 2)) assert.equal((await waitForTask(gateway, id, 15_000)).status, 'TASK_STATUS_COMPLETED');
+  await sleep(1_000);
+  const { rows: [row] } = await gateway.sql.query(`select status from tasks where id = $1`, [paused]);
+  assert.equal(row.status, 'PAUSED');
+  assert.ok(!answeredQueries(provider).includes('paused while parked'), 'the paused task made no call');
+
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${paused}/resume`)).status, 202);
+  const resumed = await waitForTask(gateway, paused, 15_000);
+  assert.equal(resumed.status, 'TASK_STATUS_COMPLETED', resumed.error);
+  assert.equal(resumed.result, 'Resumed answer.');
+  const { rows: left } = await gateway.sql.query(`select 1 from provider_capacity_queue where task_id = $1`, [paused]);
+  assert.equal(left.length, 0, 'the grant was used');
+});
