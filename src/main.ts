@@ -10,6 +10,7 @@ import { traceLogFields } from './observability/trace-log-fields.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
 import { wakeReleasedTasks } from './task-state/waits.ts';
+import { wakeForCapacity } from './workflows/runtime/capacity-wait.ts';
 import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
 import { expireReviews } from './reviews/expire-reviews.ts';
@@ -31,6 +32,7 @@ import { handOverWorkflows } from './tasks/hand-over-workflows.ts';
 import { resumeStalledWorkflows } from './tasks/resume-stalled.ts';
 import { loadModelCatalog } from './llm/model-catalog.ts';
 import { createModelRegistry } from './llm/provider-registry.ts';
+import { limitIdentities } from './llm/limit-identity.ts';
 import { createProviderTraffic } from './llm/provider-traffic.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { createBuiltInToolRegistry } from './tools/built-ins.ts';
@@ -51,6 +53,8 @@ import { loadAgentCatalogue } from './workflows/modes/named-agent/agent-catalogu
 import { loadResearchConfig } from './workflows/modes/research/research-config.ts';
 
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
+/** How often every process looks for tasks parked for provider capacity (the loop then runs while any wait). */
+const CAPACITY_GRANT_SWEEP_MS = 5_000;
 /** Workflows of this process that stopped running resume within seconds of the database taking writes again. */
 const STALLED_SWEEP_INTERVAL_MS = 2_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
@@ -118,7 +122,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const research = loadResearchConfig(config.research);
   const connection = await connectDatabase(config, logger, { supervise: true });
   const catalog = loadModelCatalog(config.modelsConfigPath);
-  const models = createModelRegistry(catalog, config.providerEnv, { latencyMs: config.mockLatencyMs }, createProviderTraffic(connection.db, catalog.providers, config.providerTraffic));
+  const models = createModelRegistry(catalog, config.providerEnv, { latencyMs: config.mockLatencyMs }, createProviderTraffic(connection.db, catalog.providers, config.providerTraffic, limitIdentities(catalog.providers, config.providerEnv)));
   logger.info({ mock_only: models.isMockOnly() }, models.describe());
 
   const identity = await claimIdentity(connection, config);
@@ -156,6 +160,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
+    every(CAPACITY_GRANT_SWEEP_MS, () => models.traffic.grantParked(wakeForCapacity(deps), stopping.signal), 'capacity grants', logger, { now: true }),
     every(config.skills.reloadIntervalMs, () => reloadSkills(skills, logger), 'skill reload', logger),
     every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),

@@ -308,6 +308,11 @@ export async function workflowRecord(taskId: string) {
   return { status, steps: steps ?? [] };
 }
 
+/** Whether the code runs inside a durable step (where a wait may park the task: the step runs again on the wake). */
+export function isInsideStep(): boolean {
+  return DBOS.isInStep();
+}
+
 /** The id of the workflow running here (a task's is the task id); undefined outside a workflow. */
 export function currentWorkflowId(): string | undefined {
   return DBOS.workflowID;

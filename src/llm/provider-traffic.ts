@@ -1,15 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { claimGrant, enterInPlace, grantParkedCalls, leaveInPlace, takeDirect, CapacityWaitError, type Limit, type QueuedCall } from './capacity-queue.ts';
+import type { LimitIdentity } from './limit-identity.ts';
 import type { CatalogModel, ProviderSpec } from './model-catalog.ts';
 
 export type ProviderTrafficSettings = {
   /** The window the catalogue's per-minute limits are counted in (60 s; tests shorten it, the limits scale with it). */
   windowMs: number;
-  /** The share of a deployment's limits one tenant may use in a window (0–1]. */
+  /** The share of a deployment's limits one tenant may use in a window (0–1] while another tenant waits for it. */
   tenantShare: number;
   /** The longest a call waits in place for capacity before it fails. */
   maxWaitMs: number;
+  /** A task's call that would wait longer than this for capacity parks its task instead (capacity-queue.ts). */
+  parkAfterMs: number;
   /** Consecutive transient failures of a deployment that put it in cooldown. */
   cooldownFailures: number;
   cooldownMs: number;
@@ -17,16 +21,26 @@ export type ProviderTrafficSettings = {
   retries: number;
 };
 
-export type CapacityRequest = { model: CatalogModel; tenantId?: string; inputTokens: number; signal?: AbortSignal };
+/** A call of a task, inside a step of its workflow: it may park for capacity, and `callKey` finds its grant after the wake. */
+export type CapacityWaiter = { callKey: string };
+
+export type CapacityRequest = { model: CatalogModel; tenantId?: string; inputTokens: number; signal?: AbortSignal; waiter?: CapacityWaiter };
 
 /**
  * What stands between the workers and each provider deployment: its request and token limits, counted in Postgres
- * so every process shares them, and its cooldown after repeated failures (per process: see docs/decisions.md).
+ * so every process shares them, the queue of tasks parked for them, and its cooldown after repeated failures (per
+ * process: see docs/decisions.md).
  */
 export type ProviderTraffic = {
   readonly settings: ProviderTrafficSettings;
-  /** Waits until the deployment (and the tenant's share of it) has room for the call, then counts it. */
+  /**
+   * Waits until the deployment (and, while another tenant waits, the tenant's share of it) has room for the call,
+   * then counts it. A waiter's call that would wait longer than `parkAfterMs`, or find parked calls ahead of it,
+   * throws CapacityWaitError instead: its task parks; woken, the same call finds the capacity granted to it.
+   */
   takeCapacity(request: CapacityRequest): Promise<void>;
+  /** Grants parked calls their capacity in turn and wakes their tasks, while any wait; one loop per process at a time. */
+  grantParked(wake: (taskId: string) => Promise<void>, stop?: AbortSignal): Promise<void>;
   /** Candidates in the order to try: deployments in cooldown last, peers of one priority by headroom. */
   order<T extends { catalogModel: CatalogModel }>(candidates: T[]): Promise<T[]>;
   isCoolingDown(provider: string): boolean;
@@ -34,47 +48,71 @@ export type ProviderTraffic = {
   recordSuccess(provider: string): void;
 };
 
-type Limit = { key: string; limit: number; amount: number };
-
-export function createProviderTraffic(db: Db | undefined, providers: readonly ProviderSpec[], settings: ProviderTrafficSettings): ProviderTraffic {
-  const byName = new Map(providers.map((provider) => [provider.name, provider]));
+/** `identities`: each provider's limit identity (limit-identity.ts); by default its own name and limits. */
+export function createProviderTraffic(
+  db: Db | undefined, providers: readonly ProviderSpec[], settings: ProviderTrafficSettings, identities?: Map<string, LimitIdentity>,
+): ProviderTraffic {
+  const byName = new Map(providers.map((provider) => [provider.name, identities?.get(provider.name) ?? { id: provider.name, rpm: provider.rpm, tpm: provider.tpm }]));
   const failures = new Map<string, { consecutive: number; until: number }>();
   const scale = settings.windowMs / 60_000;
   const perWindow = (perMinute: number, share = 1) => Math.max(1, Math.floor(perMinute * scale * share));
 
-  const limitsOf = ({ model, tenantId, inputTokens }: CapacityRequest): Limit[] => {
-    const provider = byName.get(model.provider);
+  const queuedCallOf = ({ model, tenantId, inputTokens }: Omit<CapacityRequest, 'signal'>): QueuedCall => {
+    const identity = byName.get(model.provider) ?? { id: model.provider };
     const limits: Limit[] = [];
     const add = (name: string, perMinute: number | undefined, amount: number) => {
       if (perMinute === undefined) return;
-      limits.push({ key: `${model.provider}:${name}`, limit: perWindow(perMinute), amount });
+      limits.push({ key: `${identity.id}:${name}`, limit: perWindow(perMinute), amount, tenant: false });
       if (tenantId !== undefined && settings.tenantShare < 1) {
-        limits.push({ key: `${model.provider}:${name}:${tenantId}`, limit: perWindow(perMinute, settings.tenantShare), amount });
+        limits.push({ key: `${identity.id}:${name}:${tenantId}`, limit: perWindow(perMinute, settings.tenantShare), amount, tenant: true });
       }
     };
-    add('rpm', provider?.rpm, 1);
-    add('tpm', provider?.tpm, Math.max(1, inputTokens));
-    return limits;
+    add('rpm', identity.rpm, 1);
+    add('tpm', identity.tpm, Math.max(1, inputTokens));
+    return { limitId: identity.id, ...(tenantId === undefined ? {} : { tenantId }), limits };
   };
+  const limitsOf = (request: Omit<CapacityRequest, 'signal'>) => queuedCallOf(request).limits;
 
   let turn = 0;
+  let granting: Promise<void> | undefined;
   const isCoolingDown = (provider: string) => (failures.get(provider)?.until ?? 0) > Date.now();
+
+  const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db) => {
+    const startedAt = Date.now();
+    let inPlace: number | undefined;
+    try {
+      for (;;) {
+        const outcome = await takeDirect(database, call, settings.windowMs, request.waiter !== undefined);
+        if (outcome.kind === 'taken') return;
+        const waitMs = outcome.kind === 'refused' ? outcome.waitMs : 0;
+        const waited = Date.now() - startedAt + waitMs;
+        if (request.waiter !== undefined && (outcome.kind === 'queued' || waited > settings.parkAfterMs)) {
+          throw new CapacityWaitError(call, outcome.kind === 'queued' ? 'parked calls are ahead' : `no room within ${settings.parkAfterMs} ms`);
+        }
+        if (waited > settings.maxWaitMs) {
+          throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
+        }
+        inPlace ??= await enterInPlace(database, call);
+        // A little spread, so the callers that waited for the same moment do not all ask at once.
+        await sleep(waitMs + Math.random() * Math.min(50, waitMs), undefined, { signal: request.signal });
+      }
+    } finally {
+      if (inPlace !== undefined) await leaveInPlace(database, inPlace);
+    }
+  };
 
   return Object.freeze({
     settings,
     async takeCapacity(request) {
-      const limits = limitsOf(request);
-      if (limits.length === 0 || db === undefined) return;
-      const startedAt = Date.now();
-      for (;;) {
-        const waitMs = await tryTake(db, limits, settings.windowMs);
-        if (waitMs === 0) return;
-        if (Date.now() - startedAt + waitMs > settings.maxWaitMs) {
-          throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
-        }
-        // A little spread, so the callers that waited for the same moment do not all ask at once.
-        await sleep(waitMs + Math.random() * Math.min(50, waitMs), undefined, { signal: request.signal });
-      }
+      const call = queuedCallOf(request);
+      if (call.limits.length === 0 || db === undefined) return;
+      if (request.waiter !== undefined && await claimGrant(db, request.waiter.callKey, call)) return;
+      await waitInPlace(request, call, db);
+    },
+    grantParked(wake, stop) {
+      if (db === undefined) return Promise.resolve();
+      granting ??= grantParkedCalls(db, settings.windowMs, settings.maxWaitMs, wake, stop).finally(() => { granting = undefined; });
+      return granting;
     },
     async order(candidates) {
       const headroom = await headroomOf(db, settings.windowMs, candidates.map(({ catalogModel }) => catalogModel), limitsOf);
@@ -109,49 +147,8 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
   });
 }
 
-class Refused extends Error {
-  readonly waitMs: number;
-
-  constructor(waitMs: number) {
-    super('no capacity');
-    this.waitMs = waitMs;
-  }
-}
-
-/**
- * Counts the call against every limit in one transaction, or none when one refuses; 0 when it fits, else how long
- * until the refusing limit has room. Each limit paces its calls evenly (GCRA: a call of `amount` moves the key's next
- * free moment on by amount × window / limit), so no stretch of one window ever holds more than the limit, whichever
- * way a provider counts its windows. The database's clock is the one every process shares.
- */
-async function tryTake(db: Db, limits: Limit[], windowMs: number): Promise<number> {
-  try {
-    await db.transaction().execute(async (transaction) => {
-      for (const { key, limit, amount } of limits) {
-        const costMs = (amount * windowMs) / limit;
-        const { rows } = await sql<{ wait_ms: number }>`
-          with clock as (select extract(epoch from clock_timestamp()) * 1000 as now_ms)
-          insert into provider_rate_windows as w (key, next_free_ms)
-          select ${key}, now_ms + ${costMs}::float8 from clock
-          on conflict (key) do update set next_free_ms = greatest(w.next_free_ms, excluded.next_free_ms - ${costMs}::float8) + ${costMs}::float8
-          where w.next_free_ms <= (select now_ms from clock)
-          returning 0 as wait_ms`.execute(transaction);
-        if (rows.length === 0) {
-          const { rows: [row] } = await sql<{ wait_ms: number }>`
-            select next_free_ms - extract(epoch from clock_timestamp()) * 1000 as wait_ms from provider_rate_windows where key = ${key}`.execute(transaction);
-          throw new Refused(Number(row?.wait_ms ?? 1));
-        }
-      }
-    });
-    return 0;
-  } catch (error) {
-    if (error instanceof Refused) return Math.max(1, Math.ceil(error.waitMs));
-    throw error;
-  }
-}
-
 /** How little of each provider's request pacing is booked ahead, as a share of a window (1: none; a provider without limits is absent). */
-async function headroomOf(db: Db | undefined, windowMs: number, models: CatalogModel[], limitsOf: (request: CapacityRequest) => Limit[]): Promise<Map<string, number>> {
+async function headroomOf(db: Db | undefined, windowMs: number, models: CatalogModel[], limitsOf: (request: Omit<CapacityRequest, 'signal'>) => Limit[]): Promise<Map<string, number>> {
   const headroom = new Map<string, number>();
   const limits = models.flatMap((model) => limitsOf({ model, inputTokens: 1 }).filter(({ key }) => key.endsWith(':rpm')).map((limit) => ({ ...limit, provider: model.provider })));
   if (db === undefined || limits.length === 0 || new Set(models.map(({ priority }) => priority)).size === models.length) return headroom;

@@ -9,7 +9,8 @@ import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
 import { markStablePrefix } from './prompt-cache.ts';
 import { classifyProviderError, ProviderCallError } from './provider-errors.ts';
-import type { ProviderTraffic } from './provider-traffic.ts';
+import { CapacityWaitError } from './capacity-queue.ts';
+import type { CapacityWaiter, ProviderTraffic } from './provider-traffic.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
 import type { ModelSelection } from './select-models.ts';
 
@@ -60,6 +61,11 @@ export type StreamModelTextRequest = {
   onDelta?: (text: string) => void;
   /** The tenant whose share of each deployment's limits the call counts against. */
   tenantId?: string;
+  /**
+   * Set for a task's call inside a step: a wait for capacity longer than PROVIDER_PARK_AFTER_SECONDS throws
+   * CapacityWaitError (its task parks: workflows/runtime/capacity-wait.ts) instead of waiting in place.
+   */
+  capacityWaiter?: CapacityWaiter;
   /** Awaited before the next candidate is tried, after one failed without delivering text. */
   onFallback?: (fallback: ModelFallback) => Promise<void>;
   /** Names the call in its trace spans: the phase it serves (`functionId`) and ids such as the task's. */
@@ -117,7 +123,7 @@ export async function streamModelText(
       const answer = await callWithRetries(registry.traffic, candidate, { ...request, messages }, delivered, isLast);
       return { ...answer, attempts: failures.length + 1 };
     } catch (error) {
-      if (request.abortSignal?.aborted) throw error;
+      if (request.abortSignal?.aborted || error instanceof CapacityWaitError) throw error;
       const failure = error instanceof StreamDivergedError ? { kind: 'request' as const, reason: error.message } : classifyProviderError(error);
       const named = `${candidate.catalogModel.provider}/${candidate.catalogModel.name}: ${failure.reason}: ${errorMessage(error)}`;
       if (failure.kind === 'context_length' && !trimmed && delivered.text === '') {
@@ -160,7 +166,9 @@ async function callWithRetries(
   const { catalogModel } = candidate;
   const signal = request.abortSignal;
   return pRetry(async () => {
-    await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal });
+    // Once text went out the call cannot park (its step's re-run would stream it again): it waits in place.
+    const waiter = delivered.text === '' ? request.capacityWaiter : undefined;
+    await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal, waiter });
     const startedAt = performance.now();
     try {
       const answer = await streamCandidate(candidate, request, delivered);

@@ -16,6 +16,8 @@ export const PAUSE_SIGNAL = 'pause';
 export const approvalSignal = (approvalId: string) => `approval:${approvalId}`;
 /** A research task's plan waits for its owner's approval (issue 27 Scope 6). */
 export const PLAN_REVIEW_SIGNAL = 'plan-review';
+/** A task's model call waits for its provider deployment's capacity (llm/capacity-queue.ts). */
+export const CAPACITY_SIGNAL = 'capacity';
 
 /** Opens the wait inside the caller's transaction; opening an open wait changes nothing. */
 export async function openWait(transaction: Db, taskId: string, signal: string): Promise<void> {

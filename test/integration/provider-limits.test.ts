@@ -4,20 +4,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn, type StandInOptions } from '../fixtures/openai-stand-in.ts';
+import { sql } from 'kysely';
 import { createDatabase } from '../../src/db/database.ts';
 import { createProviderTraffic } from '../../src/llm/provider-traffic.ts';
 import type { CatalogModel } from '../../src/llm/model-catalog.ts';
 import { createTestDatabase, honouringRetryAfter, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 /** Two deployments of one model: `primary` and `secondary`, each an OpenAI-compatible server with its own limits. */
-function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; secondaryRpm?: number; secondaryPriority?: number }): string {
+function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; secondaryRpm?: number; secondaryPriority?: number; sharedKeyEnv?: string }): string {
   const file = path.join(os.tmpdir(), `agentgate-provider-limits-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
   const rpm = deployments.primaryRpm === undefined ? '' : `, rpm: ${deployments.primaryRpm}`;
+  const key = deployments.sharedKeyEnv === undefined ? '' : `, api_key_env: ${deployments.sharedKeyEnv}`;
   writeFileSync(file, [
     'default_tier: small',
     'providers:',
-    `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL${rpm} }`,
-    `  secondary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_SECONDARY_URL${deployments.secondaryRpm === undefined ? '' : `, rpm: ${deployments.secondaryRpm}`} }`,
+    `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL${rpm}${key} }`,
+    `  secondary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_SECONDARY_URL${deployments.secondaryRpm === undefined ? '' : `, rpm: ${deployments.secondaryRpm}`}${key} }`,
     '  mock: { kind: mock }',
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2, cached_input_per_million: 0.1 } }',
@@ -192,19 +194,57 @@ test('two deployments of one model at the same priority share the calls by headr
   assert.ok(Math.min(first, second) >= 2, 'both deployments took a share of the calls');
 });
 
-test('a tenant\'s burst takes only its share of a deployment: another tenant\'s call goes ahead of most of it', async (t) => {
-  const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
+test('two deployments on one server with one API key share its limit: one count for both, and the server\'s own limit is never passed', async (t) => {
+  const server = await standIn(t, { answer: 'Shared.', rateLimit: { requests: 2, windowMs: 1000 } });
+  const gateway = await startGateway(t, {
+    env: {
+      MODELS_CONFIG: writeCatalog(t, { primaryRpm: 120, secondaryRpm: 120, secondaryPriority: 1, sharedKeyEnv: 'OPENAI_COMPATIBLE_SHARED_KEY' }),
+      OPENAI_COMPATIBLE_PRIMARY_URL: `${server.url}/v1`, OPENAI_COMPATIBLE_SECONDARY_URL: `${server.url}/v1`, OPENAI_COMPATIBLE_SHARED_KEY: 'sk-one-account',
+      PROVIDER_RATE_WINDOW_SECONDS: '1', PROVIDER_COOLDOWN_FAILURES: '100',
+    },
+  });
+  const submitted = await submitAll([gateway], Array.from({ length: 4 }, (_, index) => `one account ${index}`), { mode: 'simple' });
+  const tasks = await Promise.all(submitted.map(({ taskId }) => waitForTask(gateway, taskId, 30_000)));
+  assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), []);
+  assert.ok(tasks.some((task) => task.provider === 'primary') && tasks.some((task) => task.provider === 'secondary'), 'both deployments took calls');
+  const { rows } = await gateway.sql.query(`select key from provider_rate_windows where key like '%:rpm' order by key`);
+  assert.deepEqual(rows.map((row) => row.key.replace(/^key:[0-9a-f]{16}:/, 'key:<hash>:')), ['key:<hash>:rpm'], 'one limit row for the key, none per deployment');
+  // Each deployment alone allows 2 a second, as the server does; counted apart they would send it 4.
+  assert.equal(server.stats.rateLimited, 0, `the server refused ${server.stats.rateLimited} calls`);
+});
+
+/** Traffic for one deployment (`primary`) on a fresh database, as every process builds it, without a gateway around it. */
+async function directTraffic(t: TestContext, rpm: number) {
+  const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 12, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
   t.after(() => db.destroy());
-  const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
-    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
+  const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm }], {
+    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
+  return { db, take: (tenantId: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }) };
+}
+
+test('a tenant\'s burst takes only its share of a deployment once another tenant waits: that tenant\'s call goes ahead of most of it', async (t) => {
+  const { db, take } = await directTraffic(t, 600);
   const finished: string[] = [];
-  const take = (tenantId: string, label: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }).then(() => { finished.push(label); });
-  const burst = Array.from({ length: 10 }, (_, index) => take('tenant-a', `a${index}`));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  await Promise.all([...burst, take('tenant-b', 'b')]);
-  assert.ok(finished.indexOf('b') <= 4, `tenant b's call finished ${finished.indexOf('b') + 1}th of 11: ${finished.join(' ')}`);
+  const burst = Array.from({ length: 10 }, (_, index) => take('tenant-a').then(() => { finished.push(`a${index}`); }));
+  // Tenant b comes once the burst is waiting (a share binds only while another tenant waits: it is not known before).
+  await waitFor('the burst to wait', async () => (await sql`select 1 from provider_capacity_queue where tenant_id = 'tenant-a'`.execute(db)).rows.length > 0 || undefined, 5_000);
+  const arrivedAfter = finished.length;
+  await Promise.all([...burst, take('tenant-b').then(() => { finished.push('b'); })]);
+  const position = finished.indexOf('b') - arrivedAfter;
+  assert.ok(position <= 4, `tenant b's call finished after ${position} of the burst's calls that were waiting when it came: ${finished.join(' ')}`);
+});
+
+test('a tenant alone takes the whole deployment, not only its share: the share binds only while another tenant waits', async (t) => {
+  const { take } = await directTraffic(t, 600);
+  const startedAt = Date.now();
+  const finishedAt: number[] = [];
+  await Promise.all(Array.from({ length: 20 }, () => take('tenant-a').then(() => { finishedAt.push(Date.now() - startedAt); })));
+  // Paced at 10 calls a second (100 ms apart); its share alone (0.5) would keep every two calls 200 ms apart.
+  const gaps = finishedAt.slice(1).map((at, index) => at - finishedAt[index]).toSorted((left, right) => left - right);
+  const median = gaps[Math.floor(gaps.length / 2)];
+  assert.ok(median < 170, `calls ${median} ms apart in the median (${finishedAt.join(', ')} ms)`);
 });
 
 test('cached input tokens a provider reports show in usage, the breakdown and the cost, at the cached-input price', async (t) => {

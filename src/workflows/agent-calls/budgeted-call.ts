@@ -4,9 +4,12 @@ import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
 import type { EventWriter } from '../../events/event-writer.ts';
+import { CapacityWaitError } from '../../llm/capacity-queue.ts';
 import { streamModelText, type ModelTextResult, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
 import { modelCalls } from '../../observability/metrics.ts';
 import { changeTask } from '../../task-state/change-task.ts';
+import { isInsideStep } from '../../engine/engine.ts';
+import { waitForCapacity } from '../runtime/capacity-wait.ts';
 import { meetSpentBudget, type SpentBudgetRule } from '../runtime/budget-policy.ts';
 import { allowForWaitsInSteps, withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -118,11 +121,20 @@ const settlementAlone: Closing<never> = async (_transaction, _row, { crossings, 
 
 async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>, maxOutputTokens: number, cancel: AbortSignal): Promise<ModelTextResult> {
   const phase = String(call.request.mockOptions?.purpose ?? 'agent');
+  // Inside a step the call may park its task for capacity (runtime/capacity-wait.ts); parked, it gives its reservation back.
+  const capacityWaiter = isInsideStep() ? { callKey: call.callKey } : undefined;
   try {
     modelCalls.inc({ phase });
     const telemetry = { functionId: phase, metadata: { task_id: task.id, call_key: call.callKey } };
-    return await withDeadline(deps.config, task, cancel, (abortSignal) =>
-      streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry, tenantId: task.tenantId }));
+    for (;;) {
+      try {
+        return await withDeadline(deps.config, task, cancel, (abortSignal) =>
+          streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry, tenantId: task.tenantId, capacityWaiter }));
+      } catch (error) {
+        if (!(error instanceof CapacityWaitError)) throw error;
+        await waitForCapacity(deps, task, call.callKey, error);
+      }
+    }
   } catch (error) {
     await call.stream?.events.flush();
     await retryUntilDatabaseAnswers(() => releaseTokens(deps.db, call.callKey), { logger: deps.logger, what: 'release tokens' });

@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+
+/** One limit a call counts against: a deployment's (its limit identity's) rpm or tpm, or a tenant's share of one. */
+export type Limit = { key: string; limit: number; amount: number; tenant: boolean };
+
+/** A call that waits for a deployment's capacity: what a grant takes for it. */
+export type QueuedCall = { limitId: string; tenantId?: string; limits: Limit[] };
+
+/** Too long a wait for capacity: the caller's task is to park in the queue (workflows/runtime/capacity-wait.ts). */
+export class CapacityWaitError extends Error {
+  readonly queued: QueuedCall;
+
+  constructor(queued: QueuedCall, reason: string) {
+    super(`waiting for capacity of ${queued.limitId}: ${reason}`);
+    this.name = 'CapacityWaitError';
+    this.queued = queued;
+  }
+}
+
+class Refused extends Error {
+  readonly waitMs: number;
+
+  constructor(waitMs: number) {
+    super('no capacity');
+    this.waitMs = waitMs;
+  }
+}
+
+const refusalWait = (error: unknown): number => {
+  if (error instanceof Refused) return Math.max(1, Math.ceil(error.waitMs));
+  throw error;
+};
+
+/**
+ * Counts the call against every limit, or (throwing Refused, which rolls the caller's transaction back) against none.
+ * Each limit paces its calls evenly (GCRA: a call of `amount` moves the key's next free moment on by amount × window
+ * / limit), so no stretch of one window ever holds more than the limit, whichever way a provider counts its windows.
+ * A tenant's share binds only while another tenant waits (`contended`); otherwise the call passes it and its key is
+ * set one pace ahead, so a tenant that had the deployment to itself owes nothing once another one comes. The
+ * database's clock is the one every process shares.
+ */
+async function takeAll(transaction: Db, limits: Limit[], windowMs: number, contended: boolean): Promise<void> {
+  for (const { key, limit, amount, tenant } of limits) {
+    const costMs = (amount * windowMs) / limit;
+    const binds = !tenant || contended;
+    const { rows } = await sql<{ taken: number }>`
+      with clock as (select extract(epoch from clock_timestamp()) * 1000 as now_ms)
+      insert into provider_rate_windows as w (key, next_free_ms)
+      select ${key}, now_ms + ${costMs}::float8 from clock
+      on conflict (key) do update set next_free_ms = case when ${binds}::boolean
+        then greatest(w.next_free_ms, excluded.next_free_ms - ${costMs}::float8) + ${costMs}::float8 else excluded.next_free_ms end
+      where not ${binds}::boolean or w.next_free_ms <= (select now_ms from clock)
+      returning 1 as taken`.execute(transaction);
+    if (rows.length === 0) throw new Refused(await waitOf(transaction, key));
+  }
+}
+
+async function waitOf(transaction: Db, key: string): Promise<number> {
+  const { rows: [row] } = await sql<{ wait_ms: number }>`
+    select next_free_ms - extract(epoch from clock_timestamp()) * 1000 as wait_ms from provider_rate_windows where key = ${key}`.execute(transaction);
+  return Number(row?.wait_ms ?? 1);
+}
+
+export type DirectTake = { kind: 'taken' } | { kind: 'refused'; waitMs: number } | { kind: 'queued' };
+
+/**
+ * A call taking capacity for itself: refused while parked callers of a task wait for the deployment (`queued`: a
+ * task's call joins them, so a call never overtakes the queue), else counted against all its limits, the tenant's
+ * share binding while any other tenant's caller waits (a caller of no tenant, a session title, is no other tenant).
+ */
+export async function takeDirect(db: Db, call: QueuedCall, windowMs: number, mayPark: boolean): Promise<DirectTake> {
+  try {
+    return await db.transaction().execute(async (transaction) => {
+      const { rows: [state] } = await sql<{ contended: boolean | null; queued: boolean | null }>`
+        select bool_or(tenant_id <> ${call.tenantId ?? ''}) as contended, bool_or(parked and granted_at is null) as queued
+        from provider_capacity_queue where limit_id = ${call.limitId} and granted_at is null`.execute(transaction);
+      if (mayPark && state?.queued) return { kind: 'queued' } as const;
+      await takeAll(transaction, call.limits, windowMs, state?.contended ?? false);
+      return { kind: 'taken' } as const;
+    });
+  } catch (error) {
+    return { kind: 'refused', waitMs: refusalWait(error) };
+  }
+}
+
+/** A caller waiting in place shows it waits (a tenant's share binds for the others meanwhile); the row's seq. */
+export async function enterInPlace(db: Db, call: QueuedCall): Promise<number> {
+  const { rows: [row] } = await sql<{ seq: string }>`
+    insert into provider_capacity_queue (limit_id, tenant_id, limits, parked) values (${call.limitId}, ${call.tenantId ?? null}, ${JSON.stringify(call.limits)}::jsonb, false)
+    returning seq`.execute(db);
+  return Number(row.seq);
+}
+
+export async function leaveInPlace(db: Db, seq: number): Promise<void> {
+  await sql`delete from provider_capacity_queue where seq = ${seq}`.execute(db);
+}
+
+/** Parks a task's call at the queue's end, in the caller's transaction; a call already queued keeps its place. */
+export async function enqueueParked(transaction: Db, taskId: string, callKey: string, call: QueuedCall): Promise<void> {
+  await sql`
+    insert into provider_capacity_queue (limit_id, tenant_id, task_id, call_key, limits, parked)
+    values (${call.limitId}, ${call.tenantId ?? null}, ${taskId}, ${callKey}, ${JSON.stringify(call.limits)}::jsonb, true)
+    on conflict (call_key) do nothing`.execute(transaction);
+}
+
+/** Where a parked call stands: granted, still waiting, or no longer queued. */
+export async function parkedCallState(db: Db, callKey: string): Promise<'granted' | 'waiting' | 'gone'> {
+  const row = await sql<{ granted: boolean }>`select granted_at is not null as granted from provider_capacity_queue where call_key = ${callKey}`.execute(db);
+  const [found] = row.rows;
+  return found === undefined ? 'gone' : found.granted ? 'granted' : 'waiting';
+}
+
+/**
+ * A woken call takes its grant (capacity already counted for it). True when it held one for this limit identity;
+ * a call still waiting in the queue (woken for something else: a resume) parks again in its place.
+ */
+export async function claimGrant(db: Db, callKey: string, call: QueuedCall): Promise<boolean> {
+  const { rows: [row] } = await sql<{ limit_id: string; granted: boolean }>`
+    select limit_id, granted_at is not null as granted from provider_capacity_queue where call_key = ${callKey}`.execute(db);
+  if (row === undefined) return false;
+  if (!row.granted) throw new CapacityWaitError(call, 'still queued');
+  await sql`delete from provider_capacity_queue where call_key = ${callKey}`.execute(db);
+  return row.limit_id === call.limitId;
+}
+
+type GrantOutcome = { kind: 'granted'; taskId: string } | { kind: 'wait'; waitMs: number } | { kind: 'empty' };
+
+/**
+ * Grants capacity to the next parked call of one limit identity, under a lock so that processes granting together
+ * keep the order: the earliest call of each tenant, in arrival order, the first whose tenant's share has room (a
+ * share binds while callers of more than one tenant wait). The capacity is counted for it now; the caller wakes it.
+ */
+async function grantNext(db: Db, limitId: string, windowMs: number): Promise<GrantOutcome> {
+  try {
+    return await db.transaction().execute(async (transaction) => {
+      const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${`provider-capacity:${limitId}`})) as locked`.execute(transaction);
+      if (!lock.locked) return { kind: 'wait', waitMs: 50 } as const;
+      const { rows } = await sql<{ seq: string; tenant_id: string | null; task_id: string; limits: Limit[] }>`
+        select seq, tenant_id, task_id, limits from provider_capacity_queue
+        where limit_id = ${limitId} and parked and granted_at is null order by seq limit 500`.execute(transaction);
+      if (rows.length === 0) return { kind: 'empty' } as const;
+      const { rows: [tenants] } = await sql<{ count: number }>`
+        select count(distinct tenant_id)::int as count from provider_capacity_queue where limit_id = ${limitId} and granted_at is null`.execute(transaction);
+      const contended = tenants.count > 1;
+      const heads = rows.filter((row, index) => rows.findIndex((other) => other.tenant_id === row.tenant_id) === index);
+      let shortestWait = Number.POSITIVE_INFINITY;
+      for (const head of heads) {
+        const shareWait = contended ? await tenantWait(transaction, head.limits) : 0;
+        if (shareWait > 0) {
+          shortestWait = Math.min(shortestWait, shareWait);
+          continue;
+        }
+        await takeAll(transaction, head.limits, windowMs, contended);
+        await sql`update provider_capacity_queue set granted_at = now() where seq = ${head.seq}`.execute(transaction);
+        return { kind: 'granted', taskId: head.task_id } as const;
+      }
+      return { kind: 'wait', waitMs: shortestWait } as const;
+    });
+  } catch (error) {
+    return { kind: 'wait', waitMs: refusalWait(error) };
+  }
+}
+
+async function tenantWait(transaction: Db, limits: Limit[]): Promise<number> {
+  const waits = await Promise.all(limits.filter(({ tenant }) => tenant).map(({ key }) => waitOf(transaction, key)));
+  return Math.max(0, ...waits.map((wait) => Math.ceil(wait)));
+}
+
+/**
+ * The grant loop: while parked calls wait for any deployment, grants each its capacity in turn as the deployment's
+ * pacing frees it and wakes its task (`wake`, the `capacity` signal). Every process may run it (the start-up and
+ * periodic sweep, and a park here); the lock per limit identity keeps the grants in order. Also cleans the queue:
+ * rows of ended tasks, in-place rows of a process that died, and grants a woken task never claimed.
+ */
+export async function grantParkedCalls(db: Db, windowMs: number, staleAfterMs: number, wake: (taskId: string) => Promise<void>, stop?: AbortSignal): Promise<void> {
+  await sweepQueue(db, staleAfterMs, wake);
+  while (!stop?.aborted) {
+    const { rows } = await sql<{ limit_id: string }>`
+      select distinct limit_id from provider_capacity_queue where parked and granted_at is null`.execute(db);
+    if (rows.length === 0) return;
+    let nextMs = 1_000;
+    for (const { limit_id: limitId } of rows) {
+      const outcome = await grantNext(db, limitId, windowMs);
+      if (outcome.kind === 'granted') {
+        await wake(outcome.taskId);
+        nextMs = 0;
+      } else if (outcome.kind === 'wait') {
+        nextMs = Math.min(nextMs, outcome.waitMs);
+      }
+    }
+    if (nextMs > 0) await sleep(nextMs, undefined, { signal: stop }).catch(() => undefined);
+  }
+}
+
+async function sweepQueue(db: Db, staleAfterMs: number, wake: (taskId: string) => Promise<void>): Promise<void> {
+  await sql`
+    delete from provider_capacity_queue q using tasks t
+    where t.id = q.task_id and (t.status in ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT') or t.cancel_requested)`.execute(db);
+  await sql`
+    delete from provider_capacity_queue
+    where (not parked and created_at < now() - ${staleAfterMs} * interval '1 millisecond') or granted_at < now() - interval '1 hour'`.execute(db);
+  // A grant whose wake was lost (the process died between the two): woken again.
+  const { rows } = await sql<{ task_id: string }>`
+    select q.task_id from provider_capacity_queue q
+    where q.parked and q.granted_at < now() - interval '2 seconds'
+      and exists (select 1 from task_waits w where w.task_id = q.task_id and w.signal = 'capacity')`.execute(db);
+  for (const { task_id: taskId } of rows) await wake(taskId);
+}
