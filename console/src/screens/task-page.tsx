@@ -7,6 +7,7 @@ import { BASE, onLinkClick } from '../router';
 import { AgentPanels } from './agent-panels';
 import { PlanReview } from './plan-review';
 import { PlanView } from './plan-view';
+import { StreamedAnswer } from './streamed-answer';
 import { SwarmMessages } from './swarm-messages';
 
 type ControlState = Answer<'/api/v1/tasks/{id}/control-state', 'get'>;
@@ -145,20 +146,12 @@ function Controls({ taskId, terminal, paused, onChanged }: { taskId: string; ter
   );
 }
 
-/** While an answer streams, its Markdown is parsed again at most this often (a long answer takes a while to parse). */
-const MARKDOWN_EVERY_MS = 250;
-
 function AnswerView({ task, events }: { task: TaskStatus; events: TaskEvent[] }) {
-  const streamed = useMemo(() => events
-    .filter((event) => event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true)
-    .map((event) => String(event.payload?.delta ?? event.message ?? ''))
-    .join(''), [events]);
-  // Once stored, the result is the answer; while running, the streamed text is.
-  const text = useThrottled(task.result || streamed, task.result ? 0 : MARKDOWN_EVERY_MS);
   // The research workflow's `[n]` markers point to metadata.citations[n - 1] (spec 2.6), stored with the result.
   const citations = ((task.metadata ?? {}) as { citations?: Citation[] }).citations ?? [];
-  const html = useMemo(() => renderMarkdown(text, citations), [text, citations.length]);
-  if (!text) return <p class="muted">No answer yet.</p>;
+  // Once stored, the result is the answer, rendered whole; while running, the streamed text is.
+  const html = useMemo(() => task.result ? renderMarkdown(task.result, citations) : '', [task.result, citations.length]);
+  if (!task.result) return <StreamedAnswer events={events} citations={citations} />;
   return <div class="markdown" data-testid="answer" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
@@ -178,23 +171,6 @@ function UsageView({ task }: { task: TaskStatus }) {
       )}
     </section>
   );
-}
-
-/** The value, updated at most once per `intervalMs` (at once when the interval is 0). */
-function useThrottled<T>(value: T, intervalMs: number): T {
-  const [shown, setShown] = useState(value);
-  const last = useRef(0);
-  useEffect(() => {
-    const wait = last.current + intervalMs - Date.now();
-    if (wait <= 0) {
-      last.current = Date.now();
-      setShown(value);
-      return;
-    }
-    const timer = setTimeout(() => { last.current = Date.now(); setShown(value); }, wait);
-    return () => clearTimeout(timer);
-  }, [value, intervalMs]);
-  return intervalMs === 0 ? value : shown;
 }
 
 /** The durable steps by phase, as the engine recorded them; fetched again when the status changes. */
