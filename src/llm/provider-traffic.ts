@@ -58,6 +58,21 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
   };
 
   let turn = 0;
+  // Callers of this process waiting for the same limits, in line: only the first asks the database, the others wait
+  // behind it. Without the line every waiter polled Postgres at each freed moment, and the one that won it came late.
+  const lines = new Map<string, Promise<void>>();
+
+  const waitForRoom = async (db: Db, limits: Limit[], request: CapacityRequest, startedAt: number) => {
+    for (;;) {
+      request.signal?.throwIfAborted();
+      const waitMs = await tryTake(db, limits, settings.windowMs);
+      if (waitMs === 0) return;
+      if (Date.now() - startedAt + waitMs > settings.maxWaitMs) {
+        throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
+      }
+      await sleep(waitMs, undefined, { signal: request.signal });
+    }
+  };
   const isCoolingDown = (provider: string) => (failures.get(provider)?.until ?? 0) > Date.now();
 
   return Object.freeze({
@@ -66,14 +81,14 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
       const limits = limitsOf(request);
       if (limits.length === 0 || db === undefined) return;
       const startedAt = Date.now();
-      for (;;) {
-        const waitMs = await tryTake(db, limits, settings.windowMs);
-        if (waitMs === 0) return;
-        if (Date.now() - startedAt + waitMs > settings.maxWaitMs) {
-          throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
-        }
-        // A little spread, so the callers that waited for the same moment do not all ask at once.
-        await sleep(waitMs + Math.random() * Math.min(50, waitMs), undefined, { signal: request.signal });
+      const line = limits.map(({ key }) => key).join(' ');
+      const taking = inLine(lines.get(line), request.signal).then(() => waitForRoom(db, limits, request, startedAt));
+      const tail = taking.catch(() => {});
+      lines.set(line, tail);
+      try {
+        await taking;
+      } finally {
+        if (lines.get(line) === tail) lines.delete(line);
       }
     },
     async order(candidates) {
@@ -107,6 +122,14 @@ export function createProviderTraffic(db: Db | undefined, providers: readonly Pr
       failures.delete(provider);
     },
   });
+}
+
+/** Waits for the callers ahead to take their capacity (or give up); a call cancelled meanwhile leaves the line at once. */
+function inLine(ahead: Promise<void> | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (ahead === undefined) return Promise.resolve();
+  if (signal === undefined) return ahead;
+  signal.throwIfAborted();
+  return Promise.race([ahead, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
 }
 
 class Refused extends Error {
