@@ -77,8 +77,11 @@ export function createProviderTraffic(
   let granting: Promise<void> | undefined;
   const isCoolingDown = (provider: string) => (failures.get(provider)?.until ?? 0) > Date.now();
 
-  const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db) => {
-    const startedAt = Date.now();
+  // Callers of this process waiting for the same limits, in line: only the first asks the database, the others wait
+  // behind it. Without the line every waiter polled Postgres at each freed moment, and the one that won it came late.
+  const lines = new Map<string, Promise<void>>();
+
+  const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db, startedAt: number) => {
     let inPlace: number | undefined;
     try {
       for (;;) {
@@ -107,7 +110,17 @@ export function createProviderTraffic(
       const call = queuedCallOf(request);
       if (call.limits.length === 0 || db === undefined) return;
       if (request.waiter !== undefined && await claimGrant(db, request.waiter.callKey, call)) return;
-      await waitInPlace(request, call, db);
+      // Time in line counts towards parking: a call that waited its turn past PROVIDER_PARK_AFTER_SECONDS parks at once.
+      const startedAt = Date.now();
+      const line = call.limits.map(({ key }) => key).join(' ');
+      const taking = inLine(lines.get(line), request.signal).then(() => waitInPlace(request, call, db, startedAt));
+      const tail = taking.catch(() => {});
+      lines.set(line, tail);
+      try {
+        await taking;
+      } finally {
+        if (lines.get(line) === tail) lines.delete(line);
+      }
     },
     grantParked(wake, stop) {
       if (db === undefined) return Promise.resolve();
@@ -145,6 +158,14 @@ export function createProviderTraffic(
       failures.delete(provider);
     },
   });
+}
+
+/** Waits for the callers ahead to take their capacity (or park, or give up); a call cancelled meanwhile leaves the line at once. */
+function inLine(ahead: Promise<void> | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (ahead === undefined) return Promise.resolve();
+  if (signal === undefined) return ahead;
+  signal.throwIfAborted();
+  return Promise.race([ahead, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
 }
 
 /** How little of each provider's request pacing is booked ahead, as a share of a window (1: none; a provider without limits is absent). */

@@ -264,3 +264,15 @@ test('cached input tokens a provider reports show in usage, the breakdown and th
   const metrics = (await gateway.request('GET', '/metrics')).body as string;
   assert.match(metrics, /agentgate_model_tokens_total\{[^}]*type="cached_input"[^}]*\} (\d+)/);
 });
+
+test('calls of one process waiting for the same deployment take its capacity in the order they came', async (t) => {
+  const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
+  t.after(() => db.destroy());
+  const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
+    windowMs: 1000, tenantShare: 1, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
+  });
+  const model = { provider: 'primary' } as CatalogModel;
+  const finished: number[] = [];
+  await Promise.all(Array.from({ length: 8 }, (_, index) => traffic.takeCapacity({ model, tenantId: 'tenant-a', inputTokens: 1 }).then(() => { finished.push(index); })));
+  assert.deepEqual(finished, [0, 1, 2, 3, 4, 5, 6, 7]);
+});
