@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, whenSignedOut, type Me } from './api/client';
-import { saveCredential } from './api/credentials';
+import { loadCredential, saveCredential } from './api/credentials';
 import { onLinkClick, useRoute, BASE, type Route } from './router';
 import { SignIn } from './screens/sign-in';
 import { TaskListScreen } from './screens/task-list';
@@ -31,7 +31,8 @@ export function App() {
     // The first check takes the answer main.tsx asked for before the first render.
     (first ? getOnce<Me>(ME) : api<Me>('GET', ME))
       .then((me) => setWho({ state: 'signed in', me }))
-      .catch((error) => setWho(error instanceof ApiError && (error.status === 401 || error.status === 403)
+      // A 429 without a credential is the address's allowance for refused requests: the form still shows.
+      .catch((error) => setWho(error instanceof ApiError && (error.status === 401 || error.status === 403 || (error.status === 429 && !loadCredential()))
         ? { state: 'signed out' }
         : { state: 'error', message: String(error.message ?? error) }));
   };

@@ -30,6 +30,9 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; p
 
 export async function signIn(page: Page, baseUrl: string, account: Account): Promise<void> {
   await page.goto(`${baseUrl}/console/`);
+  await page.getByLabel('Email').waitFor({ timeout: 15_000 }).catch(async (error: Error) => {
+    throw new Error(`no sign-in form; the page shows: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: error });
+  });
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(account.password);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -1,4 +1,4 @@
-import { api } from './client';
+import { api, ApiError } from './client';
 
 /** How long a prefetched answer may wait for the screen that asked for it before it counts as stale. */
 const FRESH_MS = 5_000;
@@ -22,11 +22,17 @@ function take(path: string): Early | undefined {
   return early && Date.now() - early.at <= FRESH_MS ? early : undefined;
 }
 
-/** The prefetched answer for `path` (once), else a new request; a failed prefetch is asked again. */
+/**
+ * The prefetched answer for `path` (once), else a new request. A prefetch that failed is asked again, unless the
+ * gateway refused the credential: asking again would be refused again, and each refusal counts against the address.
+ */
 export function getOnce<T>(path: string): Promise<T> {
   const early = take(path);
   if (!early) return api<T>('GET', path);
-  return (early.answer as Promise<T>).catch(() => api<T>('GET', path));
+  return (early.answer as Promise<T>).catch((error: unknown) => {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
+    return api<T>('GET', path);
+  });
 }
 
 /** The prefetched answer for `path` if it has already arrived (once): a screen can draw it in its first render. */
