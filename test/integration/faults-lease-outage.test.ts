@@ -11,7 +11,9 @@ const DEAD_AFTER_SECONDS = Number(process.env.LEASE_OUTAGE_DEAD_AFTER_SECONDS ??
 const OUTAGE_MS = Number(process.env.LEASE_OUTAGE_MS ?? 2 * DEAD_AFTER_SECONDS * 1000);
 const TASKS = Number(process.env.LEASE_OUTAGE_TASKS ?? 20);
 const AGENTS = ['a1', 'a2', 'a3', 'a4', 'a5'];
-const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_POOL_SIZE: '8', ENGINE_DB_POOL_SIZE: '8' };
+// Each process runs a few tasks at most, so that the load spreads over all four (with the default 1024 the API process
+// would start every task on arrival and the outage would find work on it alone).
+const env = { EXECUTOR_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS), DB_POOL_SIZE: '8', ENGINE_DB_POOL_SIZE: '8', WORKER_CONCURRENCY: '16' };
 
 async function submitDagTasks(api: Gateway, count: number): Promise<string[]> {
   const subtasks = AGENTS.map((id) => ({ id, description: `part ${id}` }));
