@@ -119,11 +119,15 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
   });
 
   const complete = (body: Record<string, unknown>) => gateway.request('POST', '/v1/chat/completions', { model: 'service-chat', messages: ask('Hello there'), ...body });
+  // A session's title is asked for in the background after an answer, so it may reach the provider during the
+  // next test: calls are counted without it.
+  const callsSince = (before: number) => standIn.requests.slice(before)
+    .filter((recorded) => recorded.path === '/v1/chat/completions' && !recorded.body.messages.some((message: any) => /title/i.test(String(message.content))));
   const sentFor = async (body: Record<string, unknown>) => {
     const before = standIn.requests.length;
     const answer = await complete(body);
     assert.equal(answer.status, 200, answer.text);
-    const sent = standIn.requests.slice(before).find((recorded) => recorded.path === '/v1/chat/completions' && !recorded.body.messages.some((message: any) => /title/i.test(String(message.content))));
+    const [sent] = callsSince(before);
     assert.ok(sent, 'the provider was called');
     return { sent: sent.body, answer };
   };
@@ -139,7 +143,7 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
       assert.equal(answer.status, 400, answer.text);
       assert.match(answer.body.error.message, message);
       assert.equal(answer.body.error.type, 'invalid_request_error');
-      assert.equal(standIn.requests.length, before, 'nothing reached the provider');
+      assert.deepEqual(callsSince(before), [], 'nothing reached the provider');
     });
   }
 
