@@ -6,7 +6,8 @@ import type { Db } from '../db/database.ts';
 export type Limit = { key: string; limit: number; amount: number; tenant: boolean };
 
 /** A call that waits for a deployment's capacity: what a grant takes for it. */
-export type QueuedCall = { limitId: string; tenantId?: string; limits: Limit[] };
+/** `provider`: the catalogue's name of the deployment the call is for, as the task's events name it. */
+export type QueuedCall = { limitId: string; provider: string; tenantId?: string; limits: Limit[] };
 
 /** Too long a wait for capacity: the caller's task is to park in the queue (workflows/runtime/capacity-wait.ts). */
 export class CapacityWaitError extends Error {

@@ -69,7 +69,7 @@ export function createProviderTraffic(
     };
     add('rpm', identity.rpm, 1);
     add('tpm', identity.tpm, Math.max(1, inputTokens));
-    return { limitId: identity.id, ...(tenantId === undefined ? {} : { tenantId }), limits };
+    return { limitId: identity.id, provider: model.provider, ...(tenantId === undefined ? {} : { tenantId }), limits };
   };
   const limitsOf = (request: Omit<CapacityRequest, 'signal'>) => queuedCallOf(request).limits;
 

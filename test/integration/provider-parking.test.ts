@@ -71,6 +71,18 @@ test('parked-for-capacity tasks hold no worker: with the provider saturated, a t
   const { rows: left } = await gateway.sql.query(`select q.*, t.status from provider_capacity_queue q left join tasks t on t.id = q.task_id where q.parked`);
   assert.deepEqual(left, [], 'no parked call is left once every grant was taken');
   assert.equal(provider.stats.rateLimited, 0, 'woken calls kept the deployment\'s pace');
+
+  // A client sees why a parked task streams nothing: one WAITING event per parked call, naming the provider.
+  const waits = await Promise.all(ids.map(async (id) => {
+    const history = await gateway.request('GET', `/api/v1/tasks/${id}/events`);
+    assert.equal(history.status, 200, history.text);
+    return history.body.events.filter((event: any) => event.type === 'WAITING');
+  }));
+  assert.ok(waits.filter((events) => events.length > 0).length >= 3, `three or more tasks said they waited: ${JSON.stringify(waits)}`);
+  for (const events of waits.filter((found) => found.length > 0)) {
+    assert.equal(events.length, 1, JSON.stringify(events));
+    assert.deepEqual([events[0].agent_id, events[0].message, events[0].payload], ['simple-agent', 'Waiting for capacity at provider primary', { reason: 'provider_capacity', provider: 'primary' }]);
+  }
 });
 
 test('tasks parked for capacity survive a kill -9 of their process: a restarted one grants and wakes them all; a cancelled one is not woken', async (t) => {

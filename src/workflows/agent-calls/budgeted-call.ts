@@ -132,7 +132,7 @@ async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedC
           streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry, tenantId: task.tenantId, capacityWaiter }));
       } catch (error) {
         if (!(error instanceof CapacityWaitError)) throw error;
-        await waitForCapacity(deps, task, call.callKey, error);
+        await waitForCapacity(deps, task, call, error);
       }
     }
   } catch (error) {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
+import type { NewTaskEvent } from '../../events/append-event.ts';
 import { enqueueParked, parkedCallState, type CapacityWaitError } from '../../llm/capacity-queue.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { CAPACITY_SIGNAL, deliverSignal, openWait } from '../../task-state/waits.ts';
@@ -14,11 +15,12 @@ import type { TaskSnapshot } from './task-snapshot.ts';
  * grant came before the park took hold: the caller calls again. A cancel ends the wait; a pause holds the task
  * past its grant until the resume.
  */
-export async function waitForCapacity(deps: Deps, task: TaskSnapshot, callKey: string, waiting: CapacityWaitError): Promise<void> {
+export async function waitForCapacity(deps: Deps, task: TaskSnapshot, call: { callKey: string; agentId: string }, waiting: CapacityWaitError): Promise<void> {
+  const { callKey } = call;
   await changeTask(deps, task.id, 'workflow', async (transaction) => {
     await enqueueParked(transaction, task.id, callKey, waiting.queued);
     await openWait(transaction, task.id, CAPACITY_SIGNAL);
-    return undefined;
+    return { events: [capacityWaitEvent(call, waiting)] };
   });
   void deps.models.traffic.grantParked(wakeForCapacity(deps), deps.stopping).catch((error: unknown) => deps.logger.error({ err: error }, 'capacity grants failed'));
   await waitForSignal(deps, task, {
@@ -28,6 +30,15 @@ export async function waitForCapacity(deps: Deps, task: TaskSnapshot, callKey: s
     arrived: (state) => state.call !== 'waiting',
     cancelled: (state) => state.cancelRequested,
   });
+}
+
+/** Says once per call that the agent waits for its provider, so a client sees why nothing streams. */
+function capacityWaitEvent(call: { callKey: string; agentId: string }, waiting: CapacityWaitError): NewTaskEvent {
+  const { provider } = waiting.queued;
+  return {
+    type: 'WAITING', agentId: call.agentId, message: `Waiting for capacity at provider ${provider}`,
+    payload: { reason: 'provider_capacity', provider }, dedupeKey: `${call.callKey}:capacity-wait`,
+  };
 }
 
 /** Wakes a task one of whose calls was granted capacity. */
