@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifySchema } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -45,18 +45,20 @@ const CORS_EXPOSED_HEADERS = ['X-Workflow-ID', 'X-Session-ID', 'X-Service-Sessio
   'X-RateLimit-Limit-Requests', 'X-RateLimit-Remaining-Requests', 'X-RateLimit-Limit-Tokens', 'X-RateLimit-Remaining-Tokens', 'X-RateLimit-Reset-Requests',
   'Retry-After', 'ETag', 'Link', 'Location'];
 
+/** A route as registered: the OpenAPI test checks the document covers each one, a unit test compiles its schemas. */
+export interface RegisteredRoute { method: string; url: string; hidden: boolean; schema: FastifySchema }
+
 declare module 'fastify' {
-  interface FastifyInstance { registeredRoutes: ReadonlyArray<{ method: string; url: string; hidden: boolean }> }
+  interface FastifyInstance { registeredRoutes: ReadonlyArray<RegisteredRoute> }
 }
 
 /** Builds the gateway from its feature modules, listed here in one place (STYLE.md §1). */
 export async function buildApp(deps: Deps): Promise<App> {
   const app = createFastify(deps);
-  // Every route, as registered: the OpenAPI test checks the document covers each one.
-  const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
+  const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true });
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true, schema: route.schema ?? {} });
   });
   // Bodies are JSON only (spec 4): anything else answers 415 rather than reaching validation as text.
   app.removeContentTypeParser('text/plain');

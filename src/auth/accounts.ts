@@ -43,7 +43,7 @@ const REGISTER_ACCEPTED = {
  */
 export async function register(db: Db, input: Static<typeof RegisterBody>, ip: string) {
   const email = normaliseEmail(input.email);
-  checkPasswordStrength(input.password, [email, input.name ?? '']);
+  await checkPasswordStrength(input.password, [email, input.name ?? '']);
   const passwordHash = await hashPassword(input.password);
   try {
     const { tenant, user } = await createTenantWithOwner(db, {

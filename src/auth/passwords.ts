@@ -1,7 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
-import { dictionary as englishDictionary, translations } from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { badRequest } from '../errors.ts';
 
 const KEY_LENGTH = 64;
@@ -31,14 +29,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** A hash of nothing in particular, verified against when the account does not exist, so timing does not reveal it. */
 export const DUMMY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==';
 
+/** The dictionaries are decompressed as they load (a few hundred ms): at the first registration, not at the server's start. */
+async function loadEstimator(): Promise<ZxcvbnFactory> {
+  const [{ ZxcvbnFactory }, common, english] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+  return new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...english.dictionary }, graphs: common.adjacencyGraphs, translations: english.translations });
+}
+
 /** zxcvbn's 0–4 scale: 3 means "safely unguessable: moderate protection from offline slow-hash attacks". */
 const MINIMUM_SCORE = 3;
-let estimator: ZxcvbnFactory | undefined;
+let estimator: Promise<ZxcvbnFactory> | undefined;
 
 /** Refuses a password that is easy to guess (common, repeated, keyboard walks, or built from `related` inputs such as the email). */
-export function checkPasswordStrength(password: string, related: string[]): void {
-  estimator ??= new ZxcvbnFactory({ dictionary: { ...commonDictionary, ...englishDictionary }, graphs: adjacencyGraphs, translations });
-  const { score, feedback } = estimator.check(password, related.filter(Boolean));
+export async function checkPasswordStrength(password: string, related: string[]): Promise<void> {
+  estimator ??= loadEstimator();
+  const { score, feedback } = (await estimator).check(password, related.filter(Boolean));
   if (score >= MINIMUM_SCORE) return;
   const reason = feedback.warning ?? feedback.suggestions[0] ?? 'Add more words that are less common.';
   throw badRequest(`invalid password: too easy to guess. ${reason}`);

@@ -1,10 +1,9 @@
 import { pino } from 'pino';
-import { buildApp } from '../../../src/app.ts';
+import { buildApp, type RegisteredRoute } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import type { Deps } from '../../../src/deps.ts';
 
 type OpenApiDocument = { paths: Record<string, Record<string, unknown>> };
-type RegisteredRoute = { url: string; method: string; hidden: boolean };
 
 /**
  * The OpenAPI document the server would serve and the routes it registers, built in memory (no database, no

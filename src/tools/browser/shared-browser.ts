@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { findChromium } from './find-chromium.ts';
 
 /**
@@ -34,6 +34,8 @@ async function launchBrowser(chromiumPath: string | undefined): Promise<Browser>
   // Chromium's sandbox refuses to start as root (it needs an unprivileged user to drop to), as in containers
   // and CI; there the sandbox is turned off. Any other user keeps it.
   const args = process.getuid?.() === 0 ? [...NETWORK_LOCKDOWN_ARGS, '--no-sandbox'] : NETWORK_LOCKDOWN_ARGS;
+  // Playwright takes most of a second to load: loaded at the first browser call, not at the server's start.
+  const { chromium } = await import('playwright-core');
   // The server's shutdown closes the browser (closeBrowser): Playwright's own signal handlers would race it.
   return chromium.launch({ executablePath, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
 }

@@ -1,7 +1,4 @@
 import { toString as nlcstText } from 'nlcst-to-string';
-import { retext } from 'retext';
-import retextKeywords from 'retext-keywords';
-import retextPos from 'retext-pos';
 import type { ToolDefinition } from '../registry.ts';
 
 const MAX_TEXT_CHARS = 100_000;
@@ -14,6 +11,7 @@ interface RankedTerm { term: string; score: number; count: number }
  * often their stems occur and how they cluster). Pure computation: no model, no network.
  */
 export async function extractKeywords(text: string, maximum: number): Promise<{ keywords: RankedTerm[]; keyphrases: RankedTerm[]; word_count: number }> {
+  const { retext, retextPos, retextKeywords } = await loadRetext();
   const file = await retext().use(retextPos).use(retextKeywords, { maximum }).process(text);
   const keywords = (file.data.keywords ?? []).map((keyword) => ({
     term: mostCommon(keyword.matches.map((match) => nlcstText(match.node).toLowerCase())),
@@ -26,6 +24,12 @@ export async function extractKeywords(text: string, maximum: number): Promise<{ 
     count: phrase.matches.length,
   }));
   return { keywords: keywords.slice(0, maximum), keyphrases: keyphrases.slice(0, maximum), word_count: text.split(/\s+/).filter(Boolean).length };
+}
+
+/** The tagger's lexicon takes most of a second to load: it is loaded at the first call, not at the server's start. */
+async function loadRetext() {
+  const [{ retext }, { default: retextPos }, { default: retextKeywords }] = await Promise.all([import('retext'), import('retext-pos'), import('retext-keywords')]);
+  return { retext, retextPos, retextKeywords };
 }
 
 /** The spelling a stem appears in most often (first seen on a tie), e.g. "battery" for batteries, battery, battery. */
