@@ -32,16 +32,22 @@ export function whenSignedOut(listener: () => void): void {
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const response = await sendSignedIn(method, path, body, extraHeaders);
+  const text = await response.text();
+  const parsed = text ? safeJson(text) : undefined;
+  if (!response.ok) throw new ApiError(response.status, errorMessage(parsed) ?? `HTTP ${response.status}`);
+  return parsed as T;
+}
+
+/** Sends with the credential; a 401 refreshes an access token once and sends again, and a second 401 signs out. */
+async function sendSignedIn(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<Response> {
   let response = await sendPatiently(method, path, body, extraHeaders);
   if (response.status === 401 && await refreshAccessToken()) response = await sendPatiently(method, path, body, extraHeaders);
   if (response.status === 401 && loadCredential()) {
     saveCredential(null);
     onSignedOut();
   }
-  const text = await response.text();
-  const parsed = text ? safeJson(text) : undefined;
-  if (!response.ok) throw new ApiError(response.status, errorMessage(parsed) ?? `HTTP ${response.status}`);
-  return parsed as T;
+  return response;
 }
 
 /**
@@ -125,8 +131,7 @@ export type KeyBody = RequestBody<'/api/v1/auth/api-keys', 'post'>;
 
 /** A file download with the caller's credential (a plain link could not send it), handed to the browser as a blob. */
 export async function download(path: string, filename: string): Promise<void> {
-  let response = await send('GET', path);
-  if (response.status === 401 && await refreshAccessToken()) response = await send('GET', path);
+  const response = await sendSignedIn('GET', path, undefined, {});
   if (!response.ok) {
     const text = await response.text();
     throw new ApiError(response.status, errorMessage(safeJson(text)) ?? `HTTP ${response.status}`);
