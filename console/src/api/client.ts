@@ -1,13 +1,7 @@
-import type { paths } from './schema';
+import type { RequestBody, ResponseBody as Answer } from './schema';
 import { credentialHeaders, loadCredential, saveCredential } from './credentials';
 
-type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
-/** The JSON body a route answers with, as the gateway's OpenAPI document declares it. */
-export type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> =
-  paths[P][M] extends { responses: infer R } ? (S extends keyof R ? Json<R[S]> : never) : never;
-/** The JSON body a route takes. */
-export type RequestBody<P extends keyof paths, M extends keyof paths[P]> =
-  paths[P][M] extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+export type { Answer, RequestBody };
 
 export type TaskList = Answer<'/api/v1/tasks', 'get'>;
 export type TaskSummary = TaskList['tasks'][number];

@@ -3,3 +3,4 @@
  * a test fails when they fall behind the served document): one generated copy serves both.
  */
 export type { paths } from '../../../packages/sdk/src/generated/openapi.ts';
+export type { RequestBody, ResponseBody } from '../../../packages/sdk/src/types.ts';
