@@ -81,12 +81,13 @@ export function createProviderTraffic(
   // behind it. Without the line every waiter polled Postgres at each freed moment, and the one that won it came late.
   const lines = new Map<string, Promise<void>>();
 
-  const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db, startedAt: number) => {
+  /** Takes the call's capacity, waiting for it in the database's count: how long until the moment it booked. */
+  const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db, startedAt: number): Promise<number> => {
     let inPlace: number | undefined;
     try {
       for (;;) {
         const outcome = await takeDirect(database, call, settings.windowMs, request.waiter !== undefined);
-        if (outcome.kind === 'taken') return;
+        if (outcome.kind === 'taken') return outcome.waitMs;
         const waitMs = outcome.kind === 'refused' ? outcome.waitMs : 0;
         const waited = Date.now() - startedAt + waitMs;
         if (request.waiter !== undefined && (outcome.kind === 'queued' || waited > settings.parkAfterMs)) {
@@ -109,18 +110,22 @@ export function createProviderTraffic(
     async takeCapacity(request) {
       const call = queuedCallOf(request);
       if (call.limits.length === 0 || db === undefined) return;
-      if (request.waiter !== undefined && await claimGrant(db, request.waiter.callKey, call)) return;
+      const granted = request.waiter === undefined ? undefined : await claimGrant(db, request.waiter.callKey, call);
+      if (granted !== undefined) return await sleep(granted, undefined, { signal: request.signal });
       // Time in line counts towards parking: a call that waited its turn past PROVIDER_PARK_AFTER_SECONDS parks at once.
       const startedAt = Date.now();
       const line = call.limits.map(({ key }) => key).join(' ');
       const taking = inLine(lines.get(line), request.signal).then(() => waitInPlace(request, call, db, startedAt));
-      const tail = taking.catch(() => {});
+      const tail = taking.then(() => undefined, () => undefined);
       lines.set(line, tail);
+      let bookedInMs: number;
       try {
-        await taking;
+        bookedInMs = await taking;
       } finally {
         if (lines.get(line) === tail) lines.delete(line);
       }
+      // Out of the line: the next caller books the moment after this one while this one waits for its own.
+      await sleep(bookedInMs, undefined, { signal: request.signal });
     },
     grantParked(wake, stop) {
       if (db === undefined) return Promise.resolve();
