@@ -67,11 +67,14 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   await DBOS.registerQueue(TASK_QUEUE, {
     workerConcurrency: options.queueLane.workers,
     partitionWorkerConcurrency: Math.min(options.queueLane.perTenant, options.queueLane.workers),
-    // Short polls keep queue latency low; DBOS backs off while the queue is idle.
-    minPollingIntervalMs: 50,
+    // DBOS polls each queue at this interval while it is idle (it backs off only on contention), and a process
+    // enqueuing does not wake its own poller: the interval is the latency of a queued start or a parked task's
+    // resume. 100 ms keeps that small; 50 ms cost an idle process a tenth of a core with its Postgres backend.
+    minPollingIntervalMs: 100,
     onConflict: 'always_update',
   });
-  await DBOS.registerQueue(BACKGROUND_QUEUE, { minPollingIntervalMs: 100, onConflict: 'always_update' });
+  // Webhook deliveries: half a second more on a delivery is nothing to its receiver.
+  await DBOS.registerQueue(BACKGROUND_QUEUE, { minPollingIntervalMs: 500, onConflict: 'always_update' });
 }
 
 /**
