@@ -80,7 +80,8 @@ async function measureAfterWarmUp(name: string, load: { concurrency: number; dur
   const busyBefore = await waitForQuietMachine(QUIET_PERCENT, QUIET_TIMEOUT_MS, log);
   log(`${name}: ${load.durationSeconds} s load`);
   const before = await snapshotCpu(cpuTargets);
-  const run = await measure({ ...load, label: 'measured' });
+  // Each level's queries are its own: the breakdown finds a request's task by its query.
+  const run = await measure({ ...load, label: `measured-${load.concurrency}` });
   const cpu = cpuShareBetween(before, await snapshotCpu(cpuTargets), (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000);
   return { run, busyBefore, cpu };
 }

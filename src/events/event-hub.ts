@@ -1,14 +1,21 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { TaskEvent } from './append-event.ts';
 
 export const EVENTS_CHANNEL = 'agentgate_task_events';
 const RECONNECT_DELAY_MS = 1_000;
 
+/** Called when new events of a task may exist; with `committed`, the events this process has just committed, in seq order. */
+export type OnWake = (committed?: readonly TaskEvent[]) => void;
+
 export interface EventHub {
   /** Calls `onWake` whenever new events of the task may exist; returns the unsubscribe function. */
-  subscribe(taskId: string, onWake: () => void): () => void;
-  /** Wakes local subscribers at once (an append in this process need not wait for its NOTIFY). */
-  wake(taskId: string): void;
+  subscribe(taskId: string, onWake: OnWake): () => void;
+  /**
+   * Wakes local subscribers at once (an append in this process need not wait for its NOTIFY), with the events it
+   * committed when the caller has them: a follower already at the seq before them takes them without reading the log.
+   */
+  wake(taskId: string, committed?: readonly TaskEvent[]): void;
   close(): Promise<void>;
 }
 
@@ -18,12 +25,12 @@ export interface EventHub {
  * database stays the single record and nothing depends on a notification arriving.
  */
 export async function createEventHub(connectionString: string, logger: Logger): Promise<EventHub> {
-  const subscribers = new Map<string, Set<() => void>>();
+  const subscribers = new Map<string, Set<OnWake>>();
   let client: pg.Client | undefined;
   let closed = false;
 
-  const wake = (taskId: string) => {
-    for (const onWake of subscribers.get(taskId) ?? []) onWake();
+  const wake = (taskId: string, committed?: readonly TaskEvent[]) => {
+    for (const onWake of subscribers.get(taskId) ?? []) onWake(committed);
   };
   const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
 

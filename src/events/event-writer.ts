@@ -36,6 +36,8 @@ export interface EventWriterOptions {
   firstDeltaAtOnce?: boolean;
   /** The process's group committer: it writes the appends of all tasks together and wakes their followers. */
   appends: GroupCommitter;
+  /** No earlier run of the step can have written token text (its task had not started): nothing to look up and skip. */
+  isFirstRun?: boolean;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface EventWriterOptions {
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
   const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks, firstDeltaAtOnce = true } = options;
-  let alreadyRecordedChars = await recordedPartialChars(db, taskId, stepKey);
+  let alreadyRecordedChars = options.isFirstRun ? 0 : await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
   let chain: Promise<void> = Promise.resolve();

@@ -55,18 +55,19 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
   let cancelWait: (() => void) | undefined;
 
   const settle = (batch: PendingAppend[], stored: TaskEvent[][]) => {
-    const woken = new Set<string>();
+    // Each task's stored events in commit order (its appends keep their order within a batch), for its followers here.
+    const woken = new Map<string, TaskEvent[]>();
     const committedAt = performance.now();
     let events = 0;
     batch.forEach((append, index) => {
-      if (stored[index].length > 0) woken.add(append.taskId);
+      if (stored[index].length > 0) woken.set(append.taskId, [...woken.get(append.taskId) ?? [], ...stored[index]]);
       events += append.events.length;
       groupedAppendDuration.observe((committedAt - append.submittedAt) / 1000);
       append.resolve(stored[index]);
     });
     eventBatchAppends.observe(batch.length);
     eventBatchEvents.observe(events);
-    for (const taskId of woken) hub?.wake(taskId);
+    for (const [taskId, committed] of woken) hub?.wake(taskId, committed);
   };
 
   // Never rejects: every append's outcome goes to its own promise.

@@ -1,5 +1,5 @@
 import type { TaskEvent } from './append-event.ts';
-import type { EventHub } from './event-hub.ts';
+import type { EventHub, OnWake } from './event-hub.ts';
 
 /** Up to `limit` events of a task after `afterSeq`, in seq order; waits out a database outage and resolves `[]` once `signal` aborts. */
 export type ReadLog = (taskId: string, afterSeq: number, limit: number, signal: AbortSignal) => Promise<TaskEvent[]>;
@@ -109,9 +109,11 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
   };
 
   // One read in flight per task: wake-ups during it (every append is announced in-process and again by
-  // NOTIFY) are folded into one more read.
-  const refresh = () => {
+  // NOTIFY) are folded into one more read. An append of this process hands over what it committed: when that
+  // continues the feed's position, it is taken as read (the first token reaches its streams one query sooner).
+  const refresh: OnWake = (committed) => {
     if (position === undefined || closing.signal.aborted) return;
+    if (!isReading && committed && takeCommitted(committed)) return;
     if (isReading) {
       shouldReadAgain = true;
       return;
@@ -132,6 +134,13 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
     } finally {
       isReading = false;
     }
+  };
+  /** True when `committed` held nothing new, or continued the feed without a gap; false when the log must be read. */
+  const takeCommitted = (committed: readonly TaskEvent[]) => {
+    const fresh = committed.filter((event) => event.seq > position!);
+    if (fresh.length > 0 && fresh[0].seq !== position! + 1) return false;
+    advance(fresh);
+    return true;
   };
   /** A follower has read the whole log up to `seq`: the feed starts there, or reads on if it is behind. */
   const reach = (seq: number) => {

@@ -68,17 +68,13 @@ export function createStreamSlots(deps: SlotDeps): StreamSlots {
   };
 }
 
+/** One statement (migration 0036): the credential's lock is held for the count and the insert only, not across round trips. */
 async function takeLease(db: Db, key: string, maxPerKey: number): Promise<string> {
-  return retryConflicts(() => db.transaction().execute(async (transaction) => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`stream:${key}`}, 0))`.execute(transaction);
-    const { rows } = await sql<{ open: number }>`
-      select count(*)::int as open from stream_leases
-      where credential_key = ${key} and renewed_at > now() - make_interval(secs => ${LEASE_TTL_SECONDS})`.execute(transaction);
-    if (rows[0].open >= maxPerKey) throw tooManyRequests(5, `Too many concurrent streams (at most ${maxPerKey} per API key)`);
-    const id = randomUUID();
-    await transaction.insertInto('stream_leases').values({ id, credential_key: key }).execute();
-    return id;
-  }));
+  const id = randomUUID();
+  const { rows } = await retryConflicts(() => sql<{ taken: boolean }>`
+    select take_stream_lease(${id}::uuid, ${key}, ${maxPerKey}::integer, ${LEASE_TTL_SECONDS}::integer) as taken`.execute(db));
+  if (!rows[0].taken) throw tooManyRequests(5, `Too many concurrent streams (at most ${maxPerKey} per API key)`);
+  return id;
 }
 
 /** Keeps this process's leases counting, and clears the leases of processes that died. */

@@ -45,10 +45,10 @@ export async function changeTask<T = undefined>(
     const ending = isTerminal(task.status) ? undefined : await endingOf(transaction, taskId, stored);
     // An ended task waits for nothing (waits.ts).
     if (ending) await transaction.deleteFrom('task_waits').where('task_id', '=', taskId).execute();
-    return { result: outcome.result, appended: stored.length > 0, ending };
+    return { result: outcome.result, stored, ending };
   });
-  const { result, appended, ending } = await persist(deps, waiter, 'change task state', attempt);
-  if (appended) deps.events.wake(taskId);
+  const { result, stored, ending } = await persist(deps, waiter, 'change task state', attempt);
+  if (stored.length > 0) deps.events.wake(taskId, stored);
   if (ending) tasksFinished.inc(ending);
   return result;
 }
@@ -75,7 +75,7 @@ export async function appendEvents(deps: TaskStateDeps, taskId: string, waiter: 
     return;
   }
   const stored = await persist(deps, waiter, 'record task events', () => appendTaskEvents(deps.db, taskId, events));
-  if (stored.length > 0) deps.events.wake(taskId);
+  if (stored.length > 0) deps.events.wake(taskId, stored);
 }
 
 function persist<T>(deps: TaskStateDeps, waiter: Waiter, what: string, attempt: () => Promise<T>): Promise<T> {

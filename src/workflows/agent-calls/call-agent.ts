@@ -67,15 +67,15 @@ export const agentCallKey = (task: TaskSnapshot, stepKey: string) => `${task.id}
 
 /**
  * The agent's model call (its first, keyed by `stepKey`), streaming to the step's writer. The caller adds how it
- * opens and settles.
+ * opens and settles. `isFirstRun`: the caller knows no earlier run of the step wrote anything (event-writer.ts).
  */
-export async function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<BudgetedCall<AgentAnswer>> {
+export async function agentModelCall(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall, isFirstRun = false): Promise<BudgetedCall<AgentAnswer>> {
   return {
     agentId: call.agentId,
     callKey: agentCallKey(task, stepKey),
     request: agentRequest(deps, task, call),
     maxOutputTokens: maxOutputTokensOf(call),
-    stream: { events: await openAgentEventWriter(deps, task, stepKey, call), stepKey },
+    stream: { events: await openAgentEventWriter(deps, task, stepKey, call, isFirstRun), stepKey },
     onSpentBudget: 'report',
   };
 }
@@ -102,8 +102,9 @@ export const keyedEvents = (events: NewTaskEvent[], stepKey: string): NewTaskEve
   events.map((event, index) => ({ ...event, dedupeKey: `${stepKey}:e${index}` }));
 
 /** The writer of an agent step's token deltas and events, keyed by the step. */
-export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall): Promise<EventWriter> {
+export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: string, call: AgentCall, isFirstRun = false): Promise<EventWriter> {
   return openEventWriter({
+    isFirstRun,
     db: deps.db, appends: deps.appends, taskId: task.id, stepKey, partialIntervalMs: deps.config.events.partialIntervalMs,
     partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
     // An intermediate agent's text is progress, not the answer: its first delta waits like the rest.

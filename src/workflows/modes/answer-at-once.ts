@@ -41,9 +41,11 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseRoute: Choo
   const call = await prepareCall(deps, task);
   if (!call) return { kind: 'declined' };
   const stepKey = `answer#${currentStepId()}`;
+  // The opening commit declines a task whose cancel was requested (canAnswerAtOnce on the locked row), so the
+  // watch needs no read of its own first; a task not yet started has no token text of an earlier run to skip.
   return inAgentSpan(task, call, () => withCancelWatch(deps, taskId, async (cancel) => {
     const outcome = await callModelWithinBudget<Completion>(deps, task, {
-      ...await agentModelCall(deps, task, stepKey, call),
+      ...await agentModelCall(deps, task, stepKey, call, row.started_at === null),
       open: startingOpening(deps, task, call, stepKey, chooseRoute),
       settle: (result) => completingClosing(deps, task, stepKey, { agentId: call.agentId, ...result }),
     }, cancel);
@@ -53,7 +55,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseRoute: Choo
     if (completion.kind === 'held') return { kind: 'held', task, answer: completion.answer };
     deps.titles.nudge();
     return { kind: 'completed' };
-  }));
+  }, false));
 }
 
 type Completion = { kind: 'completed' | 'cancelled' } | { kind: 'held'; answer: AgentAnswer };

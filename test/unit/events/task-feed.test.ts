@@ -10,12 +10,12 @@ const BOUNDED = { timeout: 5_000 };
 /** An in-memory event log with a hub that wakes twice per append (in-process, then NOTIFY), as the gateway's does. */
 function createLog(limits: Partial<FeedLimits> = {}) {
   const events: TaskEvent[] = [];
-  const onWakes = new Set<() => void>();
+  const onWakes = new Set<(committed?: readonly TaskEvent[]) => void>();
   const reads: Array<{ afterSeq: number; signal: AbortSignal }> = [];
   let gate: Promise<void> | undefined;
   let failure: Error | undefined;
   const hub = {
-    subscribe(_taskId: string, onWake: () => void) {
+    subscribe(_taskId: string, onWake: (committed?: readonly TaskEvent[]) => void) {
       onWakes.add(onWake);
       return () => onWakes.delete(onWake);
     },
@@ -32,6 +32,13 @@ function createLog(limits: Partial<FeedLimits> = {}) {
     append(types: string[], { wake = true } = {}) {
       for (const type of types) events.push(taskEvent(events.length + 1, type));
       if (wake) for (let twice = 0; twice < 2; twice++) for (const onWake of [...onWakes]) onWake();
+    },
+    /** An append of the gateway's own process: its in-process wake hands over what it committed, the NOTIFY does not. */
+    appendCommitted(types: string[]) {
+      const first = events.length + 1;
+      for (const type of types) events.push(taskEvent(events.length + 1, type));
+      const committed = events.slice(first - 1);
+      for (const onWake of [...onWakes]) onWake(committed);
     },
     hold() {
       const released = Promise.withResolvers<void>();
@@ -187,4 +194,21 @@ test('an abort ends a waiting follower quietly, and a failed read fails the wait
   log.failReads(new Error('relation "task_events" does not exist'));
   log.append(['LLM_PARTIAL']);
   await assert.rejects(failing, /task_events/);
+});
+
+test('events this process committed reach a caught-up feed without a read; a gap before them is read from the log', BOUNDED, async () => {
+  const log = createLog();
+  const follower = follow(log);
+  await settle();
+  const readsToJoin = log.reads.length;
+  for (let batch = 0; batch < 5; batch++) {
+    log.appendCommitted(partials(2));
+    await settle();
+  }
+  assert.equal(log.reads.length, readsToJoin, 'committed events continuing the feed are taken as read');
+  log.append(['PROGRESS'], { wake: false });
+  log.appendCommitted(['STREAM_END']);
+  await settle();
+  assert.equal(log.reads.length, readsToJoin + 1, 'a gap (an event written elsewhere) makes the feed read the log');
+  assert.deepEqual(await follower, oneToN(12));
 });
