@@ -9,3 +9,13 @@ export function openPool(databaseUrl: string, max: number): pg.Pool {
   pool.on('error', () => {});
   return pool;
 }
+
+/** Runs `use` with a pool of its own on the database, ended afterwards. */
+export async function withPool<T>(databaseUrl: string, use: (pool: pg.Pool) => Promise<T>, max = 1): Promise<T> {
+  const pool = openPool(databaseUrl, max);
+  try {
+    return await use(pool);
+  } finally {
+    await pool.end();
+  }
+}

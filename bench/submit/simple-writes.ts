@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
 import { startChildServer, type ChildServer } from './child-server.ts';
-import { openPool } from './database-pool.ts';
+import { withPool } from './database-pool.ts';
 import { databaseWorkBetween, markDatabase } from './database-work.ts';
 import { freePort } from './free-port.ts';
 import { createDataDir, removeDataDir, serviceEnvironment, serviceSettings } from './gateway-process.ts';
@@ -106,15 +106,6 @@ function describeTransactions(lines: string[], tasks: number): string {
 }
 
 const isWrite = (statement: string) => /\b(insert|update|delete)\b|append_task_event|pg_notify|store_task/i.test(statement);
-
-async function withPool<T>(databaseUrl: string, use: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = openPool(databaseUrl, 2);
-  try {
-    return await use(pool);
-  } finally {
-    await pool.end();
-  }
-}
 
 main(process.argv.slice(2)).catch((error) => {
   console.error(error);
