@@ -17,6 +17,12 @@ test('SIGTERM with tasks, streams and a chat completion in flight: readiness 503
     model: 'service-chat', messages: [{ role: 'user', content: 'a long answer please' }], max_tokens: 200,
   });
   await waitUntilStreaming(gateway, taskIds, 5);
+  // The drain finishes what runs here when it begins; a task submitted after it begins is queued for another worker,
+  // and its waiting completion is told to retry (503). So the completion's task must be running before the signal.
+  await waitFor('the chat completion\'s task to run', async () => {
+    const { rows } = await gateway.sql.query(`select status from tasks where query = 'a long answer please'`);
+    return rows[0]?.status === 'RUNNING' || undefined;
+  });
 
   const exited = gateway.kill('SIGTERM');
   const readiness = await waitFor('readiness to turn 503', async () => {

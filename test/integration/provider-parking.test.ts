@@ -9,15 +9,16 @@ import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gat
 
 /**
  * One limited deployment (`primary`, an OpenAI-compatible stand-in) and the mock. With a window of one second, `rpm: 60`
- * paces the deployment at one call a second; a task's call that would wait more than 0.3 s for it parks its task. One
- * worker: a parked task that held it would hold up every other task.
+ * paces the deployment at one call a second (`pace` seconds: a window that long with one call in it); a task's call
+ * that would wait more than 0.3 s for it parks its task. One worker: a parked task that held it would hold up every
+ * other task.
  */
-function parkingEnv(t: TestContext, provider: StandIn): Record<string, string> {
+function parkingEnv(t: TestContext, provider: StandIn, pace = 1): Record<string, string> {
   const file = path.join(os.tmpdir(), `agentgate-parking-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, [
     'default_tier: small',
     'providers:',
-    '  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL, rpm: 60 }',
+    `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL, rpm: ${60 / pace} }`,
     '  mock: { kind: mock }',
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }',
@@ -26,7 +27,7 @@ function parkingEnv(t: TestContext, provider: StandIn): Record<string, string> {
   t.after(() => rmSync(file, { force: true }));
   return {
     MODELS_CONFIG: file, OPENAI_COMPATIBLE_PRIMARY_URL: `${provider.url}/v1`,
-    PROVIDER_RATE_WINDOW_SECONDS: '1', PROVIDER_PARK_AFTER_SECONDS: '0.3',
+    PROVIDER_RATE_WINDOW_SECONDS: String(pace), PROVIDER_PARK_AFTER_SECONDS: '0.3',
     WORKER_CONCURRENCY: '1', TENANT_WORKER_SHARE: '1',
   };
 }
@@ -50,7 +51,9 @@ async function parkedTasks(gateway: Gateway): Promise<number> {
 test('parked-for-capacity tasks hold no worker: with the provider saturated, a task for another provider runs at once, and the parked ones complete later in order of arrival', async (t) => {
   const provider = await startStandIn({ answer: 'Paced answer.', rateLimit: { requests: 2, windowMs: 1000 } });
   t.after(() => provider.close());
-  const gateway = await startGateway(t, { env: parkingEnv(t, provider) });
+  // A call every 3 s: on a loaded machine, the one worker takes the next task and parks it in well under that, so
+  // three are parked at once before the first grant (at one a second, a CI run took longer and saw at most two).
+  const gateway = await startGateway(t, { env: parkingEnv(t, provider, 3) });
   const queries = Array.from({ length: 5 }, (_, index) => `paced question ${index}`);
   // One at a time: the queue hands the one worker its tasks in this order.
   const ids: string[] = [];
@@ -65,7 +68,7 @@ test('parked-for-capacity tasks hold no worker: with the provider saturated, a t
   t.diagnostic(`the mock's task took ${tookMs} ms beside ${ids.length} tasks waiting for the primary`);
   assert.ok(tookMs < 4_000, `the mock's task took ${tookMs} ms`);
 
-  const tasks = await Promise.all(ids.map((id) => waitForTask(gateway, id, 30_000)));
+  const tasks = await Promise.all(ids.map((id) => waitForTask(gateway, id, 60_000)));
   assert.deepEqual(tasks.filter((task) => task.status !== 'TASK_STATUS_COMPLETED').map((task) => task.error), [], 'every parked task completed');
   assert.deepEqual(answeredQueries(provider), queries, 'the provider answered the tasks in the order they arrived');
   const { rows: left } = await gateway.sql.query(`select q.*, t.status from provider_capacity_queue q left join tasks t on t.id = q.task_id where q.parked`);
