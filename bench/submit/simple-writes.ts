@@ -98,14 +98,14 @@ function describeTransactions(lines: string[], tasks: number): string {
   for (const transaction of transactions.values()) {
     // A statement is logged as it starts, before it takes an id: a transaction of one write shows none.
     if (!transaction.wrote && !transaction.statements.some(isWrite)) continue;
-    const name = transaction.statements.filter((statement) => !/^(begin|commit|select 1|set |show )/i.test(statement)).slice(0, 3).join(' ; ');
+    const name = transaction.statements.filter((statement) => !/^(begin|commit|select 1|set |show )/i.test(statement)).slice(0, 5).join(' ; ');
     kinds.set(name, (kinds.get(name) ?? 0) + 1);
   }
   return [...kinds.entries()].sort((left, right) => right[1] - left[1])
     .map(([name, count]) => `${(count / tasks).toFixed(2).padStart(6)}  ${count.toString().padStart(5)}  ${name}`).join('\n');
 }
 
-const isWrite = (statement: string) => /\b(insert|update|delete)\b|append_task_event|pg_notify|store_task/i.test(statement);
+const isWrite = (statement: string) => /\b(insert|update|delete)\b|append_task_event|pg_notify|store_task|submit_task|take_stream_lease/i.test(statement);
 
 main(process.argv.slice(2)).catch((error) => {
   console.error(error);

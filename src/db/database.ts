@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import { isDatabaseUnavailable } from './database-errors.ts';
 import type { Database } from './schema.ts';
 import { createWriteRefusals, type WriteRefusals } from './write-refusals.ts';
+import { serverStream } from './server-stream.ts';
 
 export type Db = Kysely<Database>;
 
@@ -28,6 +29,7 @@ export interface PoolOptions {
 export function createDatabase(connectionString: string, options: PoolOptions): { db: Db; pool: pg.Pool; writeRefusals: WriteRefusals } {
   const pool = new pg.Pool({
     connectionString,
+    stream: serverStream,
     max: options.size,
     application_name: 'agentgate',
     connectionTimeoutMillis: options.connectTimeoutMs,

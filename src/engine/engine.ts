@@ -9,6 +9,7 @@ import type { ProcessRole } from '../config.ts';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/database.ts';
 import { withOwnConnection } from '../db/own-connection.ts';
 import { holdQueueWhileRefused, type MemoryAdmission } from './memory-admission.ts';
+import { serverStream } from '../db/server-stream.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
 /**
@@ -84,6 +85,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
 function createEnginePool(options: EngineOptions, log: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withIdleTransactionTimeout(options.databaseUrl),
+    stream: serverStream,
     max: options.poolSize,
     // What the engine names its own connections: who is connected reads the same in pg_stat_activity.
     application_name: `dbos_transact_${options.executorId}_${APPLICATION_VERSION}`,

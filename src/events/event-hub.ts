@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { TaskEvent } from './append-event.ts';
+import { serverStream } from '../db/server-stream.ts';
 
 export const EVENTS_CHANNEL = 'agentgate_task_events';
 const RECONNECT_DELAY_MS = 1_000;
@@ -35,7 +36,7 @@ export async function createEventHub(connectionString: string, logger: Logger): 
   const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString, application_name: 'agentgate-events' });
+    const next = new pg.Client({ connectionString, stream: serverStream, application_name: 'agentgate-events' });
     // A grouped event write notifies once for all its tasks: their ids, one a line (migration 0014).
     next.on('notification', (message) => { for (const key of message.payload?.split('\n') ?? []) if (key) wake(key); });
     next.on('error', (error) => {

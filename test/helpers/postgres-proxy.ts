@@ -34,6 +34,8 @@ export async function startPostgresProxy(databaseUrl: string, options: { dropNot
   await once(server, 'listening');
   const url = new URL(databaseUrl);
   url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  // An embedded server's URL names its Unix socket too, which would go around the proxy.
+  url.searchParams.delete('host');
   return {
     url: url.toString(),
     async close() {

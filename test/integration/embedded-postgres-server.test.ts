@@ -108,8 +108,12 @@ test('a restart on the same data dir keeps the data and does not initialise agai
   const scratch = await createScratch(t);
   const port = await findFreePort();
   const first = await scratch.start(port);
-  assert.match(first.url, new RegExp(`^postgres://postgres:[^@]+@127\\.0\\.0\\.1:${port}/agentgate$`));
-  assert.deepEqual((await query(first.url, 'select 1 as one')).rows, [{ one: 1 }]);
+  assert.match(first.url, new RegExp(`^postgres://postgres:[^@]+@127\\.0\\.0\\.1:${port}/agentgate\\?host=${encodeURIComponent(scratch.clusterDir)}$`));
+  // Its URL reaches it through the Unix socket in the cluster directory (no server address); 127.0.0.1 still answers.
+  assert.deepEqual((await query(first.url, 'select inet_server_addr() as address')).rows, [{ address: null }]);
+  const overTcp = new URL(first.url);
+  overTcp.searchParams.delete('host');
+  assert.deepEqual((await query(overTcp.toString(), 'select inet_server_addr() as address')).rows, [{ address: '127.0.0.1' }]);
   await query(first.url, "create table survivor (name text); insert into survivor values ('kept')");
   await first.stop();
   const versionStamp = (await stat(path.join(scratch.clusterDir, 'PG_VERSION'))).mtimeMs;
