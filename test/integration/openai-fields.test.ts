@@ -119,10 +119,7 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
   });
 
   const complete = (body: Record<string, unknown>) => gateway.request('POST', '/v1/chat/completions', { model: 'service-chat', messages: ask('Hello there'), ...body });
-  // A session's title is asked for in the background after an answer, so it may reach the provider during the
-  // next test: calls are counted without it.
-  const callsSince = (before: number) => standIn.requests.slice(before)
-    .filter((recorded) => recorded.path === '/v1/chat/completions' && !recorded.body.messages.some((message: any) => /title/i.test(String(message.content))));
+  const callsSince = (before: number) => standIn.requests.slice(before).filter((recorded) => recorded.path === '/v1/chat/completions');
   const sentFor = async (body: Record<string, unknown>) => {
     const before = standIn.requests.length;
     const answer = await complete(body);
@@ -146,6 +143,18 @@ describe('chat-completions fields: honoured (seen by the provider) or refused by
       assert.deepEqual(callsSince(before), [], 'nothing reached the provider');
     });
   }
+
+  it('names a conversation\'s session by its first message, without a model call for the title', async () => {
+    const before = standIn.requests.length;
+    const query = `Which rivers cross Vienna ${before}?`;
+    const answer = await complete({ messages: ask(query) });
+    assert.equal(answer.status, 200, answer.text);
+    const { rows } = await gateway.sql.query('select s.title from sessions s join tasks t on t.session_id = s.id where t.query = $1', [query]);
+    assert.deepEqual(rows, [{ title: query }]);
+    // A title asked of the model would follow the answer at once, in the background.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(callsSince(before).length, 1, 'the answer\'s call only');
+  });
 
   it('passes the provider\'s tool calls on, and parallel_tool_calls: false keeps only the first', async () => {
     const both = await sentFor({ messages: ask('two calls please'), tools: [weather] });

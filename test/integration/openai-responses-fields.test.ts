@@ -20,13 +20,9 @@ type FieldCase =
 
 const unique = (label: string) => `${label} ${randomBytes(4).toString('hex')}`;
 
-/** The session title's model call quotes the first query too. */
-const isTitleCall = (body: { messages: Array<{ role: string; content: unknown }> }) =>
-  body.messages.some((message) => message.role === 'system' && /^Write a title for the conversation/.test(String(message.content)));
-
 /** The chat request that answered `query` (its last message), as the provider received it. */
 function providerRequestFor(standIn: StandIn, query: string) {
-  const request = standIn.requests.findLast((recorded) => recorded.body?.messages?.at(-1)?.content === query && !isTitleCall(recorded.body));
+  const request = standIn.requests.findLast((recorded) => recorded.body?.messages?.at(-1)?.content === query);
   assert.ok(request, `the provider received "${query}"`);
   return request.body as { messages: Array<{ role: string; content: string }>; max_tokens?: number; max_completion_tokens?: number };
 }

@@ -24,12 +24,18 @@ const TITLE_INSTRUCTIONS = 'Write a title for the conversation that starts with 
 /**
  * Marks a session that has no title for the titler, with the completed task whose query names it. Runs in
  * the transaction that completes the task, so the request is never lost and costs no commit of its own.
+ * A conversation of the OpenAI-compatible layer is named by its query at once instead: its callers never see
+ * the title, and a model call for it would double the provider calls of every one-off completion, each taking
+ * its share of the deployment's rate limit.
  */
-export async function requestSessionTitle(transaction: Db, task: { id: string; sessionId: string }): Promise<void> {
-  await transaction.updateTable('sessions').set({ title_from_task: task.id })
-    .where('id', '=', task.sessionId).where('title', 'is', null).where('title_from_task', 'is', null)
-    .execute();
+export async function requestSessionTitle(transaction: Db, task: { id: string; sessionId: string; query: string; context: Record<string, unknown> }): Promise<void> {
+  const untitled = transaction.updateTable('sessions').where('id', '=', task.sessionId).where('title', 'is', null).where('title_from_task', 'is', null);
+  if (isOpenAiConversation(task.context)) await untitled.set({ title: titleFromQuery(task.query) }).execute();
+  else await untitled.set({ title_from_task: task.id }).execute();
 }
+
+/** The OpenAI-compatible layer names the model its caller asked for in every task it submits (openai/chat-task.ts). */
+const isOpenAiConversation = (context: Record<string, unknown>) => typeof context.openai_model === 'string';
 
 export interface SessionTitler {
   /** A task completed here: title its session soon. */
