@@ -19,6 +19,7 @@ import { describeCommit } from '../submit/describe-commit.ts';
 import { startGateway, type Gateway } from '../submit/gateway-process.ts';
 import { appendSection, machineLine } from '../submit/report.ts';
 import { runBareClient, type BareRun } from './bare-client.ts';
+import { isTitleCall, submitTask, waitUntil } from './gateway-tasks.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RPM = 600;
@@ -93,7 +94,7 @@ function writeCatalog(): string {
 
 /** One task before the run: its call to the stand-in gives the system prompt the bare client sends too. */
 async function warmUp(gateway: Gateway, standIn: StandIn): Promise<{ system?: string; promptChars: number }> {
-  const taskId = await submit(gateway, 'Warm-up question: say a few words.');
+  const taskId = await submitTask(gateway.url, 'Warm-up question: say a few words.');
   const pool = openPool(gateway.databaseUrl, 1);
   try {
     await waitUntil(async () => (await pool.query(`select count(*)::int as n from tasks where id = $1 and status in ('COMPLETED', 'FAILED')`, [taskId])).rows[0].n === 1, 60_000);
@@ -105,8 +106,6 @@ async function warmUp(gateway: Gateway, standIn: StandIn): Promise<{ system?: st
   const system = call.body.messages.find((message: any) => message.role === 'system')?.content;
   return { system, promptChars: JSON.stringify(call.body.messages).length };
 }
-
-const isTitleCall = (body: any) => /^Write a title/.test(body?.messages?.[0]?.content ?? '');
 
 async function runThroughGateway(gateway: Gateway, standIn: StandIn, queries: string[]): Promise<GatewayRun> {
   const started = Date.now();
@@ -146,35 +145,15 @@ async function runThroughGateway(gateway: Gateway, standIn: StandIn, queries: st
   };
 }
 
-/** All at once, as a burst of clients would; a submission the gateway refuses for now (429/503) is sent again after its Retry-After. */
+/** All at once, as a burst of clients would. */
 async function submitAll(gateway: Gateway, queries: string[]): Promise<string[]> {
-  return Promise.all(queries.map((query) => submit(gateway, query)));
-}
-
-async function submit(gateway: Gateway, query: string): Promise<string> {
-  for (;;) {
-    const response = await fetch(`${gateway.url}/api/v1/tasks`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, mode: 'simple' }),
-    });
-    if (response.status === 200) return ((await response.json()) as { task_id: string }).task_id;
-    if (response.status !== 429 && response.status !== 503) throw new Error(`submit answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
-  }
+  return Promise.all(queries.map((query) => submitTask(gateway.url, query)));
 }
 
 async function scrape(gateway: Gateway): Promise<{ active: number; queued: number }> {
   const text = await (await fetch(`${gateway.url}/metrics`)).text();
   const gauge = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
   return { active: gauge(/^agentgate_workflows_active (\S+)$/gm), queued: gauge(/^agentgate_queue_depth\{[^}]*\} (\S+)$/gm) };
-}
-
-async function waitUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await done()) {
-    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 type Report = { commit: string; tasks: number; workers: string; gatewayRun: GatewayRun; bareRun: BareRun; bareStandIn: StandIn; prompt: { promptChars: number } };
