@@ -24,7 +24,11 @@ export type ProviderTrafficSettings = {
 /** A call of a task, inside a step of its workflow: it may park for capacity, and `callKey` finds its grant after the wake. */
 export type CapacityWaiter = { callKey: string };
 
-export type CapacityRequest = { model: CatalogModel; tenantId?: string; inputTokens: number; signal?: AbortSignal; waiter?: CapacityWaiter };
+export type CapacityRequest = {
+  model: CatalogModel; tenantId?: string; inputTokens: number; signal?: AbortSignal; waiter?: CapacityWaiter;
+  /** The call is sent again after the provider refused or failed it: it had its turn, so it goes before parked calls. */
+  again?: boolean;
+};
 
 /**
  * What stands between the workers and each provider deployment: its request and token limits, counted in Postgres
@@ -86,7 +90,7 @@ export function createProviderTraffic(
     let inPlace: number | undefined;
     try {
       for (;;) {
-        const outcome = await takeDirect(database, call, settings.windowMs, request.waiter !== undefined);
+        const outcome = await takeDirect(database, call, settings.windowMs, request.waiter !== undefined && !request.again);
         if (outcome.kind === 'taken') return outcome.waitMs;
         const waitMs = outcome.kind === 'refused' ? outcome.waitMs : 0;
         const waited = Date.now() - startedAt + waitMs;

@@ -165,10 +165,10 @@ async function callWithRetries(
 ): Promise<Omit<ModelTextResult, 'attempts'>> {
   const { catalogModel } = candidate;
   const signal = request.abortSignal;
-  return pRetry(async () => {
+  return pRetry(async (attempt) => {
     // Once text went out the call cannot park (its step's re-run would stream it again): it waits in place.
     const waiter = delivered.text === '' ? request.capacityWaiter : undefined;
-    await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal, waiter });
+    await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal, waiter, again: attempt > 1 });
     const startedAt = performance.now();
     try {
       const answer = await streamCandidate(candidate, request, delivered);

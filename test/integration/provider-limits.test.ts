@@ -6,6 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn, type StandInOptions } from '../fixtures/openai-stand-in.ts';
 import { sql } from 'kysely';
 import { createDatabase } from '../../src/db/database.ts';
+import { CapacityWaitError } from '../../src/llm/capacity-queue.ts';
 import { createProviderTraffic } from '../../src/llm/provider-traffic.ts';
 import type { CatalogModel } from '../../src/llm/model-catalog.ts';
 import { createTestDatabase, honouringRetryAfter, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
@@ -221,8 +222,18 @@ async function directTraffic(t: TestContext, rpm: number) {
     windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
-  return { db, take: (tenantId: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }) };
+  return { db, traffic, model, take: (tenantId: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }) };
 }
+
+test('a call sent again after the provider refused it keeps its turn, ahead of the parked calls; a new call parks behind them', async (t) => {
+  const { db, traffic, model } = await directTraffic(t, 600);
+  await sql`insert into provider_capacity_queue (limit_id, tenant_id, call_key, limits, parked) values ('primary', 'tenant-b', 'parked-before', '[]'::jsonb, true)`.execute(db);
+  const call = (callKey: string, again: boolean) => traffic.takeCapacity({ model, tenantId: 'tenant-a', inputTokens: 1, waiter: { callKey }, again });
+  await assert.rejects(call('first-try', false), CapacityWaitError);
+  await call('sent-again', true);
+  const { rows } = await sql<{ call_key: string }>`select call_key from provider_capacity_queue order by seq`.execute(db);
+  assert.deepEqual(rows.map((row) => row.call_key), ['parked-before'], 'the call sent again took its capacity without joining the queue');
+});
 
 test('a tenant\'s burst takes only its share of a deployment once another tenant waits: that tenant\'s call goes ahead of most of it', async (t) => {
   const { db, take } = await directTraffic(t, 600);
