@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<void> {
     subscribers, tasks: 10, answerWords: 4_000, answerMs: 15_000,
     partialIntervalMs: loadConfig({}).events.partialIntervalMs, clientWorkers: Number(process.env.BENCH_CLIENT_WORKERS ?? 2),
   };
-  const gateway = await startGateway({ root: ROOT, profileDir: undefined, env: GATEWAY_SETTINGS });
+  const gateway = await startGateway({ root: ROOT, profileDir: process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/stream/profiles') : undefined, env: GATEWAY_SETTINGS });
   try {
     const api = await createApiAccount(gateway.url);
     const result = await measureGatewayFanOut(gateway, api, level, log);
