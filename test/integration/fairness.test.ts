@@ -33,9 +33,12 @@ describe('fairness between tenants', () => {
   it('64 paused and 200 queued tasks of one tenant delay another tenant\'s task by less than one task\'s run time', async (t) => {
     const submit = (account: Account, delayMs: number) => gateway().request('POST', '/api/v1/tasks', { query: 'work', context: { mock_delay_ms: delayMs } }, withKey(account));
     // A task that started before its pause arrived parks at its next checkpoint: after its answer, for a simple
-    // task in one step. The runs are long enough that every pause lands before the answer, even on a busy machine.
-    const paused = await Promise.all(Array.from({ length: 64 }, () => submit(noisy, 2_000)));
-    await Promise.all(paused.map((task) => gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/pause`, undefined, withKey(noisy))));
+    // task in one step. The runs are long enough that every pause lands before the answer, even on a busy machine
+    // (at 2 s, 64 submissions and their pauses took longer than a run under the whole suite's load: a task answered
+    // before its pause came and never paused).
+    const paused = await Promise.all(Array.from({ length: 64 }, () => submit(noisy, 8_000)));
+    const pauses = await Promise.all(paused.map((task) => gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/pause`, undefined, withKey(noisy))));
+    assert.deepEqual(pauses.filter((answer) => answer.status >= 300).map((answer) => answer.text), [], 'every pause was accepted');
     await waitFor('all 64 tasks to pause', async () => await pausedCount(gateway().sql, noisy.tenantId) === 64 || undefined, 60_000);
     for (let batch = 0; batch < 4; batch++) await Promise.all(Array.from({ length: 50 }, () => submit(noisy, 60_000)));
     await waitFor('the noisy tenant to take its workers', async () => {
