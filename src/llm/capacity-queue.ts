@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import pLimit from 'p-limit';
 import type { Db } from '../db/database.ts';
 
 /** One limit a call counts against: a deployment's (its limit identity's) rpm or tpm, or a tenant's share of one. */
@@ -50,6 +51,9 @@ export const BOOK_AHEAD_MS = 250;
  * `limit + 1` calls spans 1.5 % more than the provider's window (900 ms of a minute), more than that unevenness.
  */
 export const PACE_SHARE = 0.985;
+
+/** Tasks the grant loop wakes at once while it goes on granting. */
+const WAKES_IN_FLIGHT = 3;
 
 /**
  * Counts the call against every limit, or (throwing Refused, which rolls the caller's transaction back) against none,
@@ -202,15 +206,24 @@ async function tenantWait(transaction: Db, limits: Limit[]): Promise<number> {
  */
 export async function grantParkedCalls(db: Db, windowMs: number, staleAfterMs: number, wake: (taskId: string) => Promise<void>, stop?: AbortSignal): Promise<void> {
   await sweepQueue(db, staleAfterMs, wake);
+  // Waking a task takes several round trips; awaited one by one they held the next grant back, and at a pace of
+  // 100 ms the loop fell behind the moments it could book (86 % of the rate on a slower machine, 95 % now). They run
+  // beside the loop instead, a few at a time (more woke tasks late, in clumps a provider counting fixed seconds
+  // refuses); a wake that fails is retried by the sweep, and the loop reports it at its end.
+  const wakes = pLimit(WAKES_IN_FLIGHT);
+  const waking = new Set<Promise<void>>();
+  let failedWake: { error: unknown } | undefined;
   while (!stop?.aborted) {
     const { rows } = await sql<{ limit_id: string }>`
       select distinct limit_id from provider_capacity_queue where parked and granted_at is null`.execute(db);
-    if (rows.length === 0) return;
+    if (rows.length === 0) break;
     let nextMs = 1_000;
     for (const { limit_id: limitId } of rows) {
       const outcome = await grantNext(db, limitId, windowMs);
       if (outcome.kind === 'granted') {
-        await wake(outcome.taskId);
+        const woken = wakes(() => wake(outcome.taskId)).catch((error: unknown) => { failedWake ??= { error }; })
+          .finally(() => waking.delete(woken));
+        waking.add(woken);
         nextMs = 0;
       } else if (outcome.kind === 'wait') {
         nextMs = Math.min(nextMs, outcome.waitMs);
@@ -218,6 +231,8 @@ export async function grantParkedCalls(db: Db, windowMs: number, staleAfterMs: n
     }
     if (nextMs > 0) await sleep(nextMs, undefined, { signal: stop }).catch(() => undefined);
   }
+  await Promise.all(waking);
+  if (failedWake) throw failedWake.error;
 }
 
 async function sweepQueue(db: Db, staleAfterMs: number, wake: (taskId: string) => Promise<void>): Promise<void> {
