@@ -5,9 +5,14 @@ import { serverStream } from '../db/server-stream.ts';
 
 export const EVENTS_CHANNEL = 'agentgate_task_events';
 const RECONNECT_DELAY_MS = 1_000;
+/** A line of an event append's notification: the task id and its last seq (migration 0037). Any other line is a bare key. */
+const TASK_NOTICE = /^([0-9a-f-]{36}) (\d+)$/;
 
-/** Called when new events of a task may exist; with `committed`, the events this process has just committed, in seq order. */
-export type OnWake = (committed?: readonly TaskEvent[]) => void;
+/**
+ * Called when new events of a task may exist: with `committed`, the events this process has just committed, in
+ * seq order; with `lastSeq`, the task's last seq as its notification named it.
+ */
+export type OnWake = (committed?: readonly TaskEvent[], lastSeq?: number) => void;
 
 export interface EventHub {
   /** Calls `onWake` whenever new events of the task may exist; returns the unsubscribe function. */
@@ -17,6 +22,13 @@ export interface EventHub {
    * committed when the caller has them: a follower already at the seq before them takes them without reading the log.
    */
   wake(taskId: string, committed?: readonly TaskEvent[]): void;
+  /**
+   * Marks an append of this process to the task as under way, until the returned function is called (after its
+   * hand-over by `wake`, or its failure). Its own NOTIFY, which often arrives before the hand-over, is held back
+   * meanwhile (with any other process's), so that followers are not sent to read what the hand-over brings; what
+   * the hand-over did not bring is announced when the last append under way ends.
+   */
+  appending(taskId: string): () => void;
   close(): Promise<void>;
 }
 
@@ -30,15 +42,46 @@ export async function createEventHub(connectionString: string, logger: Logger): 
   let client: pg.Client | undefined;
   let closed = false;
 
-  const wake = (taskId: string, committed?: readonly TaskEvent[]) => {
-    for (const onWake of subscribers.get(taskId) ?? []) onWake(committed);
+  const wake = (taskId: string, committed?: readonly TaskEvent[], lastSeq?: number) => {
+    for (const onWake of subscribers.get(taskId) ?? []) onWake(committed, lastSeq);
+  };
+  const appendsUnderWay = new Map<string, number>();
+  /** The highest seq notified for a task while appends of this process to it were under way. */
+  const heldSeqs = new Map<string, number>();
+  const wakeNotified = (line: string) => {
+    const notice = TASK_NOTICE.exec(line);
+    if (!notice) {
+      if (line) wake(line);
+      return;
+    }
+    const [, taskId, seq] = notice;
+    if (appendsUnderWay.has(taskId)) heldSeqs.set(taskId, Math.max(heldSeqs.get(taskId) ?? 0, Number(seq)));
+    else wake(taskId, undefined, Number(seq));
+  };
+  const appending = (taskId: string) => {
+    appendsUnderWay.set(taskId, (appendsUnderWay.get(taskId) ?? 0) + 1);
+    let isDone = false;
+    return () => {
+      if (isDone) return;
+      isDone = true;
+      const left = appendsUnderWay.get(taskId)! - 1;
+      if (left > 0) {
+        appendsUnderWay.set(taskId, left);
+        return;
+      }
+      appendsUnderWay.delete(taskId);
+      const held = heldSeqs.get(taskId);
+      if (held === undefined) return;
+      heldSeqs.delete(taskId);
+      wake(taskId, undefined, held);
+    };
   };
   const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString, stream: serverStream, application_name: 'agentgate-events' });
-    // A grouped event write notifies once for all its tasks: their ids, one a line (migration 0014).
-    next.on('notification', (message) => { for (const key of message.payload?.split('\n') ?? []) if (key) wake(key); });
+    // A grouped event write notifies once for all its tasks, one a line (migrations 0014 and 0037).
+    next.on('notification', (message) => { for (const line of message.payload?.split('\n') ?? []) wakeNotified(line); });
     next.on('error', (error) => {
       logger.warn({ err: error }, 'event listener connection lost; reconnecting');
       next.end().catch(() => {});
@@ -71,6 +114,7 @@ export async function createEventHub(connectionString: string, logger: Logger): 
       };
     },
     wake,
+    appending,
     async close() {
       closed = true;
       await client?.end().catch(() => {});

@@ -36,6 +36,8 @@ const groupedAppendDuration = eventAppendDuration.labels('grouped');
 interface PendingAppend extends TaskAppend {
   /** performance.now() when it was submitted: its latency includes the wait for its batch. */
   submittedAt: number;
+  /** Ends the append's time under way at the hub (EventHub.appending), once its followers are woken or it failed. */
+  done(): void;
   resolve(stored: TaskEvent[]): void;
   reject(error: unknown): void;
 }
@@ -68,6 +70,7 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
     eventBatchAppends.observe(batch.length);
     eventBatchEvents.observe(events);
     for (const [taskId, committed] of woken) hub?.wake(taskId, committed);
+    for (const append of batch) append.done();
   };
 
   // Never rejects: every append's outcome goes to its own promise.
@@ -78,6 +81,7 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
     } catch (error) {
       if (batch.length === 1) {
         logger.warn({ err: error, task_id: batch[0].taskId }, 'event append failed');
+        batch[0].done();
         batch[0].reject(error);
         return;
       }
@@ -128,7 +132,8 @@ export function createGroupCommitter(options: GroupCommitOptions): GroupCommitte
     append(taskId, events) {
       if (events.length === 0) return Promise.resolve([]);
       return new Promise<TaskEvent[]>((resolve, reject) => {
-        pending.push({ taskId, events, submittedAt: performance.now(), resolve, reject });
+        const done = hub?.appending(taskId) ?? (() => {});
+        pending.push({ taskId, events, submittedAt: performance.now(), done, resolve, reject });
         schedule();
       });
     },

@@ -92,7 +92,12 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
   let ring: TaskEvent[] = [];
   let ringFrom = 0;
   let isReading = false;
-  let shouldReadAgain = false;
+  /** A wake-up came before the feed had a position: the first follower's read may not have seen what it announced. */
+  let isWokenBeforeStart = false;
+  /** Set by a wake-up during a read that named no seq: the read may have missed what it announced. */
+  let isStale = false;
+  /** The highest seq a wake-up during a read announced. */
+  let announcedSeq = 0;
   const waiters = new Set<PromiseWithResolvers<void>>();
   const closing = new AbortController();
 
@@ -108,14 +113,22 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
     waiters.clear();
   };
 
-  // One read in flight per task: wake-ups during it (every append is announced in-process and again by
-  // NOTIFY) are folded into one more read. An append of this process hands over what it committed: when that
-  // continues the feed's position, it is taken as read (the first token reaches its streams one query sooner).
-  const refresh: OnWake = (committed) => {
-    if (position === undefined || closing.signal.aborted) return;
+  // One read in flight per task: wake-ups during it are folded into at most one more read. Every append is
+  // announced twice, in-process and by NOTIFY; both name the last seq they know of, so a feed that already holds
+  // it reads nothing. An append of this process hands over what it committed: when that continues the feed's
+  // position, it is taken as read (the first token reaches its streams one query sooner).
+  const refresh: OnWake = (committed, lastSeq) => {
+    if (closing.signal.aborted) return;
+    if (position === undefined) {
+      isWokenBeforeStart = true;
+      return;
+    }
+    const announced = committed?.at(-1)?.seq ?? lastSeq;
+    if (announced !== undefined && announced <= position) return;
     if (!isReading && committed && takeCommitted(committed)) return;
     if (isReading) {
-      shouldReadAgain = true;
+      if (announced === undefined) isStale = true;
+      else announcedSeq = Math.max(announcedSeq, announced);
       return;
     }
     void readWhileWoken();
@@ -123,12 +136,13 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
   const readWhileWoken = async () => {
     isReading = true;
     try {
+      let events: TaskEvent[];
       do {
-        shouldReadAgain = false;
-        const events = await readLog(taskId, position!, limits.batchSize, closing.signal);
-        if (events.length === limits.batchSize) shouldReadAgain = true;
+        isStale = false;
+        events = await readLog(taskId, position!, limits.batchSize, closing.signal);
         advance(events);
-      } while (shouldReadAgain && !closing.signal.aborted);
+        // An announced seq the log does not show (yet) is left to the next wake-up or the poll, not read for in a loop.
+      } while ((events.length === limits.batchSize || isStale || (events.length > 0 && announcedSeq > position!)) && !closing.signal.aborted);
     } catch (error) {
       settleWaiters((waiter) => waiter.reject(error));
     } finally {
@@ -146,7 +160,8 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
   const reach = (seq: number) => {
     if (position === undefined) {
       position = ringFrom = seq;
-      refresh();
+      // What was announced during the follower's read may have been committed after it: read once more.
+      if (isWokenBeforeStart) refresh();
     } else if (seq > position) {
       refresh();
     }

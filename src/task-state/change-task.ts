@@ -47,10 +47,15 @@ export async function changeTask<T = undefined>(
     if (ending) await transaction.deleteFrom('task_waits').where('task_id', '=', taskId).execute();
     return { result: outcome.result, stored, ending };
   });
-  const { result, stored, ending } = await persist(deps, waiter, 'change task state', attempt);
-  if (stored.length > 0) deps.events.wake(taskId, stored);
-  if (ending) tasksFinished.inc(ending);
-  return result;
+  const done = deps.events.appending(taskId);
+  try {
+    const { result, stored, ending } = await persist(deps, waiter, 'change task state', attempt);
+    if (stored.length > 0) deps.events.wake(taskId, stored);
+    if (ending) tasksFinished.inc(ending);
+    return result;
+  } finally {
+    done();
+  }
 }
 
 /**
@@ -74,8 +79,13 @@ export async function appendEvents(deps: TaskStateDeps, taskId: string, waiter: 
     await deps.appends.append(taskId, events);
     return;
   }
-  const stored = await persist(deps, waiter, 'record task events', () => appendTaskEvents(deps.db, taskId, events));
-  if (stored.length > 0) deps.events.wake(taskId, stored);
+  const done = deps.events.appending(taskId);
+  try {
+    const stored = await persist(deps, waiter, 'record task events', () => appendTaskEvents(deps.db, taskId, events));
+    if (stored.length > 0) deps.events.wake(taskId, stored);
+  } finally {
+    done();
+  }
 }
 
 function persist<T>(deps: TaskStateDeps, waiter: Waiter, what: string, attempt: () => Promise<T>): Promise<T> {

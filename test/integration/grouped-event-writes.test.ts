@@ -51,7 +51,7 @@ async function seededDatabase(t: TestContext, count: number): Promise<SeededData
 /** Records wake-ups instead of fanning them out. */
 function recordingHub(): EventHub & { woken: Set<string> } {
   const woken = new Set<string>();
-  return { woken, subscribe: () => () => {}, wake: (taskId) => { woken.add(taskId); }, close: async () => {} };
+  return { woken, subscribe: () => () => {}, wake: (taskId) => { woken.add(taskId); }, appending: () => () => {}, close: async () => {} };
 }
 
 /** Every notification on the events channel, as sent. */
@@ -92,7 +92,7 @@ test('appends from 50 tasks submitted together commit in one transaction, with o
   });
   await waitFor('the notification', async () => (notifications.length > 0 ? true : undefined));
   assert.equal(notifications.length, 1);
-  assert.deepEqual(notifications[0].split('\n'), [...taskIds].sort());
+  assert.deepEqual(notifications[0].split('\n'), [...taskIds].sort().map((taskId) => `${taskId} 2`), 'each line names a task and its last seq');
   assert.deepEqual([...hub.woken].sort(), [...taskIds].sort());
 });
 
@@ -189,7 +189,13 @@ test('a notification names at most what fits in 8000 bytes; the hub wakes every 
   const hub = await createEventHub(url, logger);
   database.defer(() => hub.close());
   const woken = new Set<string>();
-  for (const taskId of [...taskIds, 'idempotency:abc']) hub.subscribe(taskId, () => woken.add(taskId));
+  const lastSeqs = new Set<number | undefined>();
+  for (const taskId of [...taskIds, 'idempotency:abc']) {
+    hub.subscribe(taskId, (_committed, lastSeq) => {
+      woken.add(taskId);
+      lastSeqs.add(lastSeq);
+    });
+  }
   // No hub here: only the notifications can wake the subscribers.
   const committer = createGroupCommitter({ db, logger, maxAppends: 300 });
 
@@ -201,7 +207,18 @@ test('a notification names at most what fits in 8000 bytes; the hub wakes every 
   const batchNotifications = notifications.filter((payload) => !payload.startsWith('idempotency:'));
   assert.equal(batchNotifications.length, 2, 'one batch of 250 tasks notifies twice');
   for (const payload of batchNotifications) assert.ok(Buffer.byteLength(payload) < 8000, `${Buffer.byteLength(payload)} bytes`);
-  assert.deepEqual(batchNotifications.flatMap((payload) => payload.split('\n')).sort(), [...taskIds].sort());
+  assert.deepEqual(batchNotifications.flatMap((payload) => payload.split('\n')).sort(), [...taskIds].sort().map((taskId) => `${taskId} 1`));
+  assert.deepEqual([...lastSeqs].sort(), [1, undefined], 'a task is woken with the seq its line named, a bare key with none');
+});
+
+test('a single append notifies its task with the seq it reached', async (t) => {
+  const database = await seededDatabase(t, 1);
+  const { db, taskIds: [taskId] } = database;
+  const notifications = await listenToEvents(database);
+  await appendTaskEvents(db, taskId, [progress('one'), progress('two'), progress('three')]);
+  await appendTaskEvents(db, taskId, [progress('four')]);
+  await waitFor('both notifications', async () => (notifications.length >= 2 ? true : undefined));
+  assert.deepEqual(notifications, [`${taskId} 3`, `${taskId} 4`]);
 });
 
 test('only a batch of token deltas alone commits without waiting for the WAL flush, and only when asked', async (t) => {
@@ -299,3 +316,24 @@ async function assertFinalAnswers(gateway: Gateway, taskIds: string[], timeoutMs
     assert.deepEqual(rows.map((row) => row.message), [task.result], `the final answer of ${taskId}`);
   }
 }
+
+test('while an append of this process is under way, its task\'s notifications wait for it to end and then name the highest seq', async (t) => {
+  const database = await seededDatabase(t, 2);
+  const { url, db, taskIds: [appending, other] } = database;
+  const hub = await createEventHub(url, logger);
+  database.defer(() => hub.close());
+  const wakes: Array<[string, number | undefined]> = [];
+  for (const taskId of [appending, other]) hub.subscribe(taskId, (_committed, lastSeq) => wakes.push([taskId, lastSeq]));
+
+  const done = hub.appending(appending);
+  await appendTaskEvents(db, appending, [progress('one'), progress('two')]);
+  await appendTaskEvents(db, other, [progress('one')]);
+  await waitFor('the other task\'s notification', async () => (wakes.length > 0 ? true : undefined));
+  await appendTaskEvents(db, appending, [progress('three')]);
+  await appendTaskEvents(db, other, [progress('two')]);
+  await waitFor('the other task\'s second notification', async () => (wakes.length > 1 ? true : undefined));
+  assert.deepEqual(wakes, [[other, 1], [other, 2]], 'the appending task\'s notifications are held');
+  done();
+  done();
+  assert.deepEqual(wakes.slice(2), [[appending, 3]], 'one wake-up, naming the highest seq notified, once');
+});

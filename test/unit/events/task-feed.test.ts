@@ -10,22 +10,25 @@ const BOUNDED = { timeout: 5_000 };
 /** An in-memory event log with a hub that wakes twice per append (in-process, then NOTIFY), as the gateway's does. */
 function createLog(limits: Partial<FeedLimits> = {}) {
   const events: TaskEvent[] = [];
-  const onWakes = new Set<(committed?: readonly TaskEvent[]) => void>();
+  const onWakes = new Set<(committed?: readonly TaskEvent[], lastSeq?: number) => void>();
   const reads: Array<{ afterSeq: number; signal: AbortSignal }> = [];
   let gate: Promise<void> | undefined;
   let failure: Error | undefined;
+  /** A held read answers with the log as it was when the read started, as a query's snapshot would. */
+  let snapshotReads = false;
   const hub = {
-    subscribe(_taskId: string, onWake: (committed?: readonly TaskEvent[]) => void) {
+    subscribe(_taskId: string, onWake: (committed?: readonly TaskEvent[], lastSeq?: number) => void) {
       onWakes.add(onWake);
       return () => onWakes.delete(onWake);
     },
   };
   const feeds = createTaskFeeds(hub, async (_taskId, afterSeq, limit, signal) => {
     reads.push({ afterSeq, signal });
+    const logAtStart = events.slice();
     await gate;
     if (failure) throw failure;
     if (signal.aborted) return [];
-    return events.filter((event) => event.seq > afterSeq).slice(0, limit);
+    return (snapshotReads ? logAtStart : events).filter((event) => event.seq > afterSeq).slice(0, limit);
   }, { batchSize: 5, ringSize: 1_000, pollMs: 60_000, ...limits });
   return {
     feeds, reads, onWakes,
@@ -40,12 +43,27 @@ function createLog(limits: Partial<FeedLimits> = {}) {
       const committed = events.slice(first - 1);
       for (const onWake of [...onWakes]) onWake(committed);
     },
+    /** An append of this process announced both ways, as the gateway does: in-process with its events, and by a NOTIFY naming its last seq. */
+    appendOwn(types: string[], { notifyFirst = false } = {}) {
+      const first = events.length + 1;
+      for (const type of types) events.push(taskEvent(events.length + 1, type));
+      const committed = events.slice(first - 1);
+      const handOver = () => { for (const onWake of [...onWakes]) onWake(committed); };
+      const notify = () => { for (const onWake of [...onWakes]) onWake(undefined, events.length); };
+      if (notifyFirst) { notify(); handOver(); } else { handOver(); notify(); }
+    },
+    /** A NOTIFY naming the task's last seq, for an append of another process. */
+    appendElsewhere(types: string[]) {
+      for (const type of types) events.push(taskEvent(events.length + 1, type));
+      for (const onWake of [...onWakes]) onWake(undefined, events.length);
+    },
     hold() {
       const released = Promise.withResolvers<void>();
       gate = released.promise;
       return () => { gate = undefined; released.resolve(); };
     },
     failReads(error: Error | undefined) { failure = error; },
+    readSnapshots() { snapshotReads = true; },
   };
 }
 
@@ -211,4 +229,70 @@ test('events this process committed reach a caught-up feed without a read; a gap
   await settle();
   assert.equal(log.reads.length, readsToJoin + 1, 'a gap (an event written elsewhere) makes the feed read the log');
   assert.deepEqual(await follower, oneToN(12));
+});
+
+test('a NOTIFY naming a seq the feed already holds costs no read; one arriving before the hand-over costs one read, not two', BOUNDED, async () => {
+  const log = createLog();
+  const follower = follow(log);
+  await settle();
+  const readsToJoin = log.reads.length;
+  for (let batch = 0; batch < 5; batch++) {
+    log.appendOwn(partials(2));
+    await settle();
+  }
+  assert.equal(log.reads.length, readsToJoin, 'the NOTIFY after the hand-over names a seq the feed holds');
+  log.appendOwn(partials(2), { notifyFirst: true });
+  await settle();
+  assert.equal(log.reads.length, readsToJoin + 1, 'the NOTIFY read the events; the hand-over during the read added nothing');
+  log.appendElsewhere(['PROGRESS']);
+  await settle();
+  assert.equal(log.reads.length, readsToJoin + 2, 'another process\'s append is read once');
+  log.appendOwn(['STREAM_END']);
+  assert.deepEqual(await follower, oneToN(14));
+});
+
+test('during a read, a NOTIFY past what the read returns costs one more read; one the read covered costs none', BOUNDED, async () => {
+  const log = createLog();
+  const follower = follow(log);
+  await settle();
+  const readsToJoin = log.reads.length;
+  let release = log.hold();
+  log.appendElsewhere(['PROGRESS']);
+  await settle();
+  log.appendElsewhere(['PROGRESS']);
+  release();
+  await settle();
+  assert.equal(log.reads.length, readsToJoin + 1, 'the held read returned both events, so the second NOTIFY is covered');
+  log.readSnapshots();
+  release = log.hold();
+  log.appendElsewhere(['PROGRESS']);
+  await settle();
+  log.appendElsewhere(['PROGRESS']);
+  release();
+  await settle();
+  assert.equal(log.reads.length, readsToJoin + 3, 'the read saw seq 3 only; the NOTIFY of seq 4 during it cost exactly one more read');
+  log.appendElsewhere(['STREAM_END']);
+  assert.deepEqual(await follower, oneToN(5));
+});
+
+test('a follower joining a quiet log reads it once; one woken during that read reads once more', BOUNDED, async () => {
+  const quiet = createLog();
+  quiet.append(['PROGRESS'], { wake: false });
+  const first = follow(quiet);
+  await settle();
+  assert.equal(quiet.reads.length, 1, 'nothing was announced during the catch-up read');
+  quiet.appendOwn(['STREAM_END']);
+  assert.deepEqual(await first, [1, 2]);
+
+  const busy = createLog();
+  busy.readSnapshots();
+  const release = busy.hold();
+  const second = follow(busy);
+  await settle();
+  busy.appendElsewhere(['PROGRESS']);
+  release();
+  await settle();
+  assert.equal(busy.reads.length, 2, 'the event announced during the catch-up read is read after it');
+  busy.appendElsewhere(['STREAM_END']);
+  assert.deepEqual(await second, [1, 2]);
 });
