@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   ENGINE_DB_POOL_SIZE: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
   DB_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   DB_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
+  DB_NAMED_STATEMENTS: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '1' }),
   GATEWAY_ENV: Type.Optional(Environment),
   GATEWAY_SKIP_AUTH: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -246,7 +247,7 @@ export interface Config {
   databaseUrl: string | undefined;
   embeddedPostgresPort: number;
   /** The gateway's connection pool (the engine keeps its own). */
-  databasePool: { size: number; queryTimeoutMs: number; connectTimeoutMs: number };
+  databasePool: { size: number; queryTimeoutMs: number; connectTimeoutMs: number; namedStatements: boolean };
   /** Connections of the workflow engine's own pool (its step records and queues). */
   enginePoolSize: number;
   skipAuth: boolean;
@@ -468,6 +469,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     enginePoolSize: values.ENGINE_DB_POOL_SIZE,
     databasePool: Object.freeze({
       size: values.DB_POOL_SIZE, queryTimeoutMs: values.DB_QUERY_TIMEOUT_MS, connectTimeoutMs: values.DB_CONNECT_TIMEOUT_MS,
+      namedStatements: values.DB_NAMED_STATEMENTS === '1',
     }),
     skipAuth,
     logLevel: values.LOG_LEVEL,

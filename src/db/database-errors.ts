@@ -23,7 +23,12 @@ const UNAVAILABLE_MESSAGES = [
   'client was closed and is not queryable',
   // A hot standby refuses some writes with an internal error rather than 25006.
   'during recovery',
+  // A statement prepared by name (database.ts) whose result columns another process's migration changed: the
+  // connection is discarded and the statement, run again on a fresh one, is prepared anew.
+  'cached plan must not change result type',
 ];
+/** A named statement the connection no longer holds (a pooler that resets sessions): run again, it is prepared anew. */
+const STALE_STATEMENT_CODE = '26000';
 
 /** The transaction lost a deadlock or serialization race and may simply be run again. */
 export function isTransientConflict(error: unknown): boolean {
@@ -38,7 +43,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return causes(error).some((cause) => {
     const code = codeOf(cause);
     if (code === QUERY_CANCELED) return false;
-    if (READ_ONLY_CODES.has(code)) return true;
+    if (READ_ONLY_CODES.has(code) || code === STALE_STATEMENT_CODE) return true;
     if (code.length === 5 && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
     if (UNAVAILABLE_ERRNOS.has(code)) return true;
     const message = cause instanceof Error ? cause.message.toLowerCase() : '';

@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from './database-errors.ts';
 import type { Database } from './schema.ts';
 import { createWriteRefusals, type WriteRefusals } from './write-refusals.ts';
 import { serverStream } from './server-stream.ts';
+import { createStatementNames } from './statement-names.ts';
 
 export type Db = Kysely<Database>;
 
@@ -24,6 +25,8 @@ export interface PoolOptions {
   queryTimeoutMs: number;
   /** Opening a connection, or waiting for a free one, fails after this long. */
   connectTimeoutMs: number;
+  /** Statements sent often are prepared by name on each connection (default true; off behind a pooler that cannot keep them). */
+  namedStatements?: boolean;
 }
 
 export function createDatabase(connectionString: string, options: PoolOptions): { db: Db; pool: pg.Pool; writeRefusals: WriteRefusals } {
@@ -41,7 +44,8 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
   });
   survivingLostConnections(pool);
   const writeRefusals = createWriteRefusals();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals) }) });
+  const nameOf = options.namedStatements === false ? () => undefined : createStatementNames();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals, nameOf) }) });
   return { db, pool, writeRefusals };
 }
 
@@ -63,12 +67,12 @@ export function survivingLostConnections(pool: pg.Pool, onLost: (error: Error) =
  * is useless: both leave the pool when released instead of serving the next caller. So does one whose writes
  * were refused: a session opened while the database was read-only stays read-only after it is writable again.
  */
-function discardingBrokenClients(pool: pg.Pool, writeRefusals: WriteRefusals): PostgresPool {
+function discardingBrokenClients(pool: pg.Pool, writeRefusals: WriteRefusals, nameOf: (text: string) => string | undefined): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       let broken: Error | undefined;
-      const query = (text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]).catch((error: Error) => {
+      const query = (text: string, parameters: readonly unknown[]) => client.query({ text, values: [...parameters], name: nameOf(text) }).catch((error: Error) => {
         if (isDatabaseUnavailable(error)) broken = error;
         writeRefusals.note(error);
         throw error;
