@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from './database-errors.ts';
 import type { Database } from './schema.ts';
 import { createWriteRefusals, type WriteRefusals } from './write-refusals.ts';
 import { serverStream } from './server-stream.ts';
-import { createStatementNames } from './statement-names.ts';
+import { clientNaming, createStatementNames } from './statement-names.ts';
 
 export type Db = Kysely<Database>;
 
@@ -33,6 +33,7 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
   const pool = new pg.Pool({
     connectionString,
     stream: serverStream,
+    ...(options.namedStatements === false ? {} : { Client: clientNaming(createStatementNames()) }),
     max: options.size,
     application_name: 'agentgate',
     connectionTimeoutMillis: options.connectTimeoutMs,
@@ -44,8 +45,7 @@ export function createDatabase(connectionString: string, options: PoolOptions): 
   });
   survivingLostConnections(pool);
   const writeRefusals = createWriteRefusals();
-  const nameOf = options.namedStatements === false ? () => undefined : createStatementNames();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals, nameOf) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, writeRefusals) }) });
   return { db, pool, writeRefusals };
 }
 
@@ -67,12 +67,12 @@ export function survivingLostConnections(pool: pg.Pool, onLost: (error: Error) =
  * is useless: both leave the pool when released instead of serving the next caller. So does one whose writes
  * were refused: a session opened while the database was read-only stays read-only after it is writable again.
  */
-function discardingBrokenClients(pool: pg.Pool, writeRefusals: WriteRefusals, nameOf: (text: string) => string | undefined): PostgresPool {
+function discardingBrokenClients(pool: pg.Pool, writeRefusals: WriteRefusals): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       let broken: Error | undefined;
-      const query = (text: string, parameters: readonly unknown[]) => client.query({ text, values: [...parameters], name: nameOf(text) }).catch((error: Error) => {
+      const query = (text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]).catch((error: Error) => {
         if (isDatabaseUnavailable(error)) broken = error;
         writeRefusals.note(error);
         throw error;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 
 /** Statements prepared by name on every connection at most; a text past the cap is sent unnamed. */
 const MAX_NAMED = 512;
@@ -28,4 +29,20 @@ export function createStatementNames(): (text: string) => string | undefined {
     names.set(text, name);
     return name;
   };
+}
+
+/**
+ * A pg client class that sends what `nameOf` names as a named statement. Only statements with values are named:
+ * pg sends those through the extended protocol anyway, which holds one statement, while a text without values goes
+ * as a simple query and may be a script of several (a migration).
+ */
+export function clientNaming(nameOf: (text: string) => string | undefined): typeof pg.Client {
+  const send = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+  class NamingClient extends pg.Client {}
+  // One implementation for pg's overloads: what it does not name goes on exactly as the caller sent it.
+  NamingClient.prototype.query = function (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+    const name = typeof config === 'string' && Array.isArray(values) && values.length > 0 ? nameOf(config) : undefined;
+    return name ? send.call(this, { text: config, values, name }, callback) : send.call(this, config, values, callback);
+  } as typeof pg.Client.prototype.query;
+  return NamingClient;
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { createDatabase, type Db } from '../../src/db/database.ts';
+import pg from 'pg';
+import { createDatabase, survivingLostConnections, type Db } from '../../src/db/database.ts';
 import { isDatabaseUnavailable } from '../../src/db/database-errors.ts';
+import { clientNaming, createStatementNames } from '../../src/db/statement-names.ts';
 import { createTestDatabase } from '../helpers/gateway.ts';
 
 const POOL = { size: 1, queryTimeoutMs: 10_000, connectTimeoutMs: 5_000 };
@@ -13,7 +15,7 @@ async function namedOnConnection(db: Db): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
-const readWidgets = (db: Db) => db.selectFrom('widgets' as never).selectAll().execute() as Promise<Array<Record<string, unknown>>>;
+const readWidgets = (db: Db) => db.selectFrom('widgets' as never).selectAll().where('id' as never, '>', 0 as never).execute() as Promise<Array<Record<string, unknown>>>;
 
 test('a statement sent again is prepared by name once per connection; the setting turned off prepares none', async (t) => {
   const url = await createTestDatabase(t);
@@ -51,4 +53,16 @@ test('a named statement whose table another process changed fails once as a pass
   assert.ok(stale instanceof Error, 'the statement prepared before the change cannot run as it was planned');
   assert.ok(isDatabaseUnavailable(stale), `its error is one the retries wait out: ${stale.message}`);
   assert.deepEqual(await readWidgets(db), [{ id: 1, label: 'new' }], 'run again on a fresh connection, it sees the new column');
+});
+
+test('the naming client names statements sent with values, through pool.query too, and leaves scripts alone', async (t) => {
+  const pool = survivingLostConnections(new pg.Pool({ connectionString: await createTestDatabase(t), max: 1, Client: clientNaming(createStatementNames()) }));
+  t.after(() => pool.end());
+  for (let run = 0; run < 3; run++) {
+    assert.deepEqual((await pool.query('select $1::int + 1 as answer', [41])).rows, [{ answer: 42 }]);
+    assert.equal((await pool.query('select 1 as one; select 2 as two') as unknown as pg.QueryResult[]).length, 2, 'a script of two statements still runs');
+    assert.equal((await pool.query('select 3 as three; select 4 as four', []) as unknown as pg.QueryResult[]).length, 2, 'so does one sent with no values');
+  }
+  const { rows } = await pool.query(`select statement from pg_prepared_statements where not from_sql and statement not like '%pg_prepared_statements%'`);
+  assert.deepEqual(rows.map((row) => row.statement), ['select $1::int + 1 as answer']);
 });
