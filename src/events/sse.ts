@@ -26,8 +26,8 @@ export interface SseStream {
   signal: AbortSignal;
   /** Writes a frame; false when the consumer stayed more than the buffer limit behind. */
   send(frame: SseFrame): Promise<boolean>;
-  /** Writes frames in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
-  sendAll(frames: SseFrame[]): Promise<boolean>;
+  /** Writes frames already formatted (formatFrame), in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
+  sendFormatted(text: string): Promise<boolean>;
   comment(text: string): void;
   end(): void;
 }
@@ -87,7 +87,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   return {
     signal: controller.signal,
     send: (frame) => writeWithinLimit(formatFrame(frame)),
-    sendAll: (frames) => writeWithinLimit(frames.map(formatFrame).join('')),
+    sendFormatted: writeWithinLimit,
     comment(text) {
       write(`: ${text}\n\n`);
     },

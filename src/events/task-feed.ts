@@ -37,8 +37,11 @@ interface TaskFeed {
   eventsAfter(cursor: number): TaskEvent[] | undefined;
   /** Reads the log for one follower the ring cannot serve; one that reaches the end hands over to the feed. */
   catchUp(cursor: number, signal: AbortSignal): Promise<TaskEvent[]>;
-  /** Resolves once the feed holds an event after `cursor`, or on abort; rejects if the feed's read fails. */
-  waitPast(cursor: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the feed holds an event after `cursor`, or when the follower calls the release it is handed
+   * (on its abort); rejects if the feed's read fails.
+   */
+  waitPast(cursor: number, onWait: (release: () => void) => void): Promise<void>;
 }
 
 /**
@@ -60,10 +63,15 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
   async function* followBatches(taskId: string, { afterSeq, types, signal }: FeedFollowOptions): AsyncGenerator<TaskEvent[]> {
     const feed = join(taskId);
     let cursor = afterSeq;
+    // One abort listener for the follower's life, not one per wait: a stream waits once per batch it writes.
+    let release: (() => void) | undefined;
+    const onAbort = () => release?.();
+    const holdRelease = (next: () => void) => { release = next; };
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
       while (!signal.aborted) {
         const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
-        if (events.length === 0) await feed.waitPast(cursor, signal);
+        if (events.length === 0 && !signal.aborted) await feed.waitPast(cursor, holdRelease);
         const end = events.findIndex((event) => event.type === 'STREAM_END');
         const taken = end === -1 ? events : events.slice(0, end + 1);
         if (taken.length > 0) cursor = taken.at(-1)!.seq;
@@ -72,6 +80,7 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
         if (end !== -1) return;
       }
     } finally {
+      signal.removeEventListener('abort', onAbort);
       feed.leave();
     }
   }
@@ -194,16 +203,15 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
       if (events.length < limits.batchSize && !signal.aborted) reach(events.at(-1)?.seq ?? cursor);
       return events;
     },
-    waitPast(cursor, signal) {
-      if ((position !== undefined && position > cursor) || signal.aborted) return Promise.resolve();
+    waitPast(cursor, onWait) {
+      if (position !== undefined && position > cursor) return Promise.resolve();
       const waiter = Promise.withResolvers<void>();
       waiters.add(waiter);
-      const onAbort = () => {
+      onWait(() => {
         waiters.delete(waiter);
         waiter.resolve();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      return waiter.promise.finally(() => signal.removeEventListener('abort', onAbort));
+      });
+      return waiter.promise;
     },
   };
 }
