@@ -4,7 +4,7 @@ import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
 import { readEventsAfter } from './read-events.ts';
-import { createTaskFeeds, type TaskFeeds } from './task-feed.ts';
+import { createTaskFeeds, type FeedFollowOptions, type TaskFeeds } from './task-feed.ts';
 
 export interface FollowOptions {
   afterSeq: number;
@@ -20,15 +20,20 @@ export interface FollowOptions {
  * STREAM_END (which every stream receives, whatever its type filter) or when the signal aborts. While the
  * database cannot be reached the stream stays open (its pings go on) and carries on from its cursor when it answers.
  */
-export async function* followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
-  for await (const batch of followTaskEventBatches(db, hub, taskId, options)) yield* batch;
+export function followTaskEvents(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent> {
+  return feedsOf(db, hub, options.logger).follow(taskId, followingFrom(db, taskId, options));
 }
 
 /** followTaskEvents by the batch that became readable at once (never empty), for a stream that writes each in one go. */
-export async function* followTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent[]> {
-  if (await hasEndedBefore(db, taskId, options.afterSeq)) return;
-  yield* feedsOf(db, hub, options.logger).followBatches(taskId, options);
+export function followTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent[]> {
+  // The feed's own generator, not one wrapped around it: a stream takes a batch per wake-up, and each layer of
+  // async generator costs every batch of every stream its own promises.
+  return feedsOf(db, hub, options.logger).followBatches(taskId, followingFrom(db, taskId, options));
 }
+
+const followingFrom = (db: Db, taskId: string, { afterSeq, types, signal }: FollowOptions): FeedFollowOptions => ({
+  afterSeq, types, signal, hasEndedBefore: () => hasEndedBefore(db, taskId, afterSeq),
+});
 
 /** The hub is the process's one listener, so the process's feeds are kept with it. */
 const feedsByHub = new WeakMap<EventHub, TaskFeeds>();

@@ -8,6 +8,8 @@ export interface FeedFollowOptions {
   afterSeq: number;
   types?: string[];
   signal: AbortSignal;
+  /** Asked before following: true when the log ended at or before the cursor, so there is nothing to wait for. */
+  hasEndedBefore?: () => Promise<boolean>;
 }
 
 export interface TaskFeeds {
@@ -60,7 +62,8 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
     return feed;
   };
 
-  async function* followBatches(taskId: string, { afterSeq, types, signal }: FeedFollowOptions): AsyncGenerator<TaskEvent[]> {
+  async function* followBatches(taskId: string, { afterSeq, types, signal, hasEndedBefore }: FeedFollowOptions): AsyncGenerator<TaskEvent[]> {
+    if (await hasEndedBefore?.()) return;
     const feed = join(taskId);
     let cursor = afterSeq;
     // One abort listener for the follower's life, not one per wait: a stream waits once per batch it writes.
