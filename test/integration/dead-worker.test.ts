@@ -57,7 +57,8 @@ async function assertEachCompletedOnce(gateway: Gateway, taskIds: string[]): Pro
 }
 
 test('a worker killed -9 mid-run and never restarted: its tasks complete exactly once on the other worker within EXECUTOR_DEAD_AFTER_SECONDS + 30 s; restarted later, it runs nothing twice', { timeout: 240_000 }, async (t) => {
-  const { gateway, workerA, workerB } = await cluster(t);
+  // Sixty of a tenant's tasks at most per worker (half of 120): whichever worker polls first cannot take all 100.
+  const { gateway, workerA, workerB } = await cluster(t, { WORKER_CONCURRENCY: '120' });
   const taskIds = await submit(gateway, 100, 4_000);
   await waitFor('both workers to run tasks', async () => {
     const running = await runningByExecutor(gateway, taskIds);
