@@ -56,14 +56,18 @@ export function createExecutorLease(deps: Deps, identity: ExecutorIdentity, opti
         options.onFenced();
         return;
       }
-      executorHeartbeats.inc({ outcome: 'ok' });
       const now = performance.now();
       // A renewal this late (the process or its database stalled) may have left the lease near its end.
       if (now - lastRenewedAt > deadAfterMs / 2) troubleAt = now;
       lastRenewedAt = now;
       if (options.judgesOthers && now - troubleAt >= deadAfterMs) judge();
-      const states = await countExecutorStates(deps.db, deps.config.executorDeadAfterSeconds);
-      for (const [state, count] of Object.entries(states)) executors.set({ state }, count);
+      // The renewal is counted once the identities it saw are in the gauge: a scrape never sees one without the other.
+      try {
+        const states = await countExecutorStates(deps.db, deps.config.executorDeadAfterSeconds);
+        for (const [state, count] of Object.entries(states)) executors.set({ state }, count);
+      } finally {
+        executorHeartbeats.inc({ outcome: 'ok' });
+      }
     },
   };
 }
