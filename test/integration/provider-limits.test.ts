@@ -199,9 +199,13 @@ test('two deployments on one server with one API key share its limit: one count 
   const server = await standIn(t, { answer: 'Shared.', rateLimit: { requests: 2, windowMs: 1000 } });
   const gateway = await startGateway(t, {
     env: {
-      MODELS_CONFIG: writeCatalog(t, { primaryRpm: 120, secondaryRpm: 120, secondaryPriority: 1, sharedKeyEnv: 'OPENAI_COMPATIBLE_SHARED_KEY' }),
+      // Each deployment declares 3 calls in 2 s (90 a minute), a little under the server's 2 a second, as operators
+      // declare a provider's limit. Paced 677 ms apart, three calls span 1.35 s: a call that reaches the server up to
+      // 350 ms late (a loaded CI machine) still finds no third in one of its seconds. Declared at exactly 2 a second,
+      // a 15 ms delay sufficed, and one CI run saw it.
+      MODELS_CONFIG: writeCatalog(t, { primaryRpm: 90, secondaryRpm: 90, secondaryPriority: 1, sharedKeyEnv: 'OPENAI_COMPATIBLE_SHARED_KEY' }),
       OPENAI_COMPATIBLE_PRIMARY_URL: `${server.url}/v1`, OPENAI_COMPATIBLE_SECONDARY_URL: `${server.url}/v1`, OPENAI_COMPATIBLE_SHARED_KEY: 'sk-one-account',
-      PROVIDER_RATE_WINDOW_SECONDS: '1', PROVIDER_COOLDOWN_FAILURES: '100',
+      PROVIDER_RATE_WINDOW_SECONDS: '2', PROVIDER_COOLDOWN_FAILURES: '100',
     },
   });
   const submitted = await submitAll([gateway], Array.from({ length: 4 }, (_, index) => `one account ${index}`), { mode: 'simple' });
@@ -210,7 +214,7 @@ test('two deployments on one server with one API key share its limit: one count 
   assert.ok(tasks.some((task) => task.provider === 'primary') && tasks.some((task) => task.provider === 'secondary'), 'both deployments took calls');
   const { rows } = await gateway.sql.query(`select key from provider_rate_windows where key like '%:rpm' order by key`);
   assert.deepEqual(rows.map((row) => row.key.replace(/^key:[0-9a-f]{16}:/, 'key:<hash>:')), ['key:<hash>:rpm'], 'one limit row for the key, none per deployment');
-  // Each deployment alone allows 2 a second, as the server does; counted apart they would send it 4.
+  // Counted apart, the two would send 6 in 2 s, two at once: 4 in the server's first second.
   assert.equal(server.stats.rateLimited, 0, `the server refused ${server.stats.rateLimited} calls`);
 });
 
