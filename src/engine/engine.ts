@@ -64,7 +64,10 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     },
   });
   if (options.role !== 'gateway') holdQueueWhileRefused(TASK_QUEUE, options.admission, options.logger);
-  await withEngineSchemaLock(options.databaseUrl, () => DBOS.launch());
+  await withEngineSchemaLock(options.databaseUrl, async (client) => {
+    await DBOS.launch();
+    await fenceClaims(client);
+  });
   await DBOS.registerQueue(TASK_QUEUE, {
     workerConcurrency: options.queueLane.workers,
     partitionWorkerConcurrency: Math.min(options.queueLane.perTenant, options.queueLane.workers),
@@ -253,7 +256,32 @@ export async function unparkTaskWorkflow(taskId: string, tenantId: string, step:
 
 /** Creates or upgrades the engine's own tables (schema `dbos`) without launching it. */
 export async function migrateEngine(databaseUrl: string): Promise<void> {
-  await withEngineSchemaLock(databaseUrl, () => DBOS.migrate(databaseUrl));
+  await withEngineSchemaLock(databaseUrl, async (client) => {
+    await DBOS.migrate(databaseUrl);
+    await fenceClaims(client);
+  });
+}
+
+/**
+ * A queue claim (ENQUEUED to PENDING) by an executor that was taken over (executors.recovered_at) or stopped is
+ * skipped, so the engine does not count it claimed and a live worker takes the workflow. A worker frozen past its
+ * lease and thawed runs its overdue timers in any order: its queue poll could claim the workflows just handed on
+ * from it before its heartbeat found it fenced, and they waited for a second take-over. Installed once the engine's
+ * tables exist (after our migrations run); `search_path from current` finds our tables wherever they are.
+ */
+async function fenceClaims(client: pg.Client): Promise<void> {
+  const { rows } = await client.query(`select 1 from pg_trigger where tgname = 'agentgate_refuse_fenced_claim_v1' and tgrelid = 'dbos.workflow_status'::regclass`);
+  if (rows.length > 0) return;
+  await client.query(`
+    create or replace function agentgate_refuse_fenced_claim_v1() returns trigger language plpgsql set search_path from current as $$
+    begin
+      if exists (select 1 from executors where id = new.executor_id and (recovered_at is not null or stopped_at is not null)) then
+        return null;
+      end if;
+      return new;
+    end $$;
+    create or replace trigger agentgate_refuse_fenced_claim_v1 before update on dbos.workflow_status
+      for each row when (old.status = 'ENQUEUED' and new.status = 'PENDING') execute function agentgate_refuse_fenced_claim_v1()`);
 }
 
 /**
@@ -264,14 +292,14 @@ export async function migrateEngine(databaseUrl: string): Promise<void> {
  * it holds a snapshot, and the engine's CREATE INDEX CONCURRENTLY waits for every such snapshot to end (a deadlock
  * Postgres does not see).
  */
-async function withEngineSchemaLock<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
+async function withEngineSchemaLock<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   return withOwnConnection({ connectionString: databaseUrl, application_name: 'agentgate-engine-schema-lock' }, async (client) => {
     await pRetry(async () => {
       const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(hashtextextended('agentgate:engine-schema', 0)) as locked`);
       if (!rows[0].locked) throw new Error('another process is migrating or launching the engine');
     }, { retries: Number.POSITIVE_INFINITY, minTimeout: 50, maxTimeout: 500, maxRetryTime: ENGINE_SCHEMA_LOCK_WAIT_MS });
     // Closing the connection releases the lock.
-    return work();
+    return work(client);
   });
 }
 

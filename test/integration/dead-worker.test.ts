@@ -99,7 +99,7 @@ const typesOf = (messages: SseMessage[]) => messages.map((message) => message.ev
 
 test('a worker frozen past its lease: the other takes its tasks over, its streams and a cancel go on, and once thawed it exits without writing anything', { timeout: 180_000 }, async (t) => {
   // Eight of a tenant's tasks at most per worker: whichever worker polls first cannot take all 20, so A gets some.
-  const { gateway, workerA } = await cluster(t, { WORKER_CONCURRENCY: '16' });
+  const { gateway, workerA, workerB } = await cluster(t, { WORKER_CONCURRENCY: '16' });
   const taskIds = await submit(gateway, 20, 3_000);
   const running = await waitFor('worker A to run tasks', async () => {
     const byExecutor = await runningByExecutor(gateway, taskIds);
@@ -116,9 +116,12 @@ test('a worker frozen past its lease: the other takes its tasks over, its stream
     const { rows } = await gateway.sql.query(`select recovered_by from executors where id = 'worker-a'`);
     return rows[0]?.recovered_by === 'worker-b' ? true : undefined;
   }, 30_000);
+  // B is held while A thaws, so the workflows handed on from A wait on the queue: A's overdue queue poll may run
+  // before its heartbeat finds it fenced, and its claim of them must be refused.
+  workerB.signal('SIGSTOP');
   const exited = workerA.exited();
   workerA.signal('SIGCONT');
-  const exit = await exited;
+  const exit = await exited.finally(() => workerB.signal('SIGCONT'));
   assert.equal(exit.code, 75, `fenced out with its own status:\n${workerA.output()}`);
   assert.match(workerA.output(), /this executor was found dead and its workflows went to other workers; exiting so that nothing runs twice/);
   await waitForAll(gateway, taskIds, 60_000);
@@ -135,6 +138,9 @@ test('a worker frozen past its lease: the other takes its tasks over, its stream
   assert.ok(cancelledTypes.includes('WORKFLOW_CANCELLED'), cancelledTypes.join(' '));
   assert.ok(!cancelledTypes.includes('WORKFLOW_COMPLETED'), cancelledTypes.join(' '));
   assert.equal(cancelledTypes.at(-1), 'done');
+  const { rows: handedOnTwice } = await gateway.sql.query(`select task_id, array_agg(payload order by seq) as recoveries from task_events
+    where task_id = any($1) and type = 'ERROR_RECOVERY' group by task_id having count(*) > 1`, [running['worker-a']]);
+  assert.deepEqual(handedOnTwice, [], 'each of A\'s tasks was handed on once: thawed, A claimed none of them back');
   const followedTypes = typesOf(followedStream.messages);
   assert.deepEqual(followedTypes.filter((type) => ['ERROR_RECOVERY', 'WORKFLOW_COMPLETED', 'done'].includes(type)), ['ERROR_RECOVERY', 'WORKFLOW_COMPLETED', 'done']);
 });

@@ -83,3 +83,22 @@ test('a gateway and a worker started together on a fresh database both start, an
   assert.equal((await waitForTask(gateway, submitted.body.task_id)).status, 'TASK_STATUS_COMPLETED');
   assert.deepEqual(await executorIdsOfTasks(gateway, [submitted.body.task_id]), ['fresh-worker']);
 });
+
+test('a queue claim by an executor that was taken over or stopped is refused, so a live worker takes the workflow', async (t) => {
+  const gateway = await startGateway(t, { args: ['--role', 'gateway'] });
+  const answer = await gateway.request('POST', '/api/v1/tasks', { query: 'waits on the queue: no worker here' });
+  assert.equal(answer.status, 200, answer.text);
+  const taskId = answer.body.task_id as string;
+  await waitFor('the task to wait on the queue', async () =>
+    (await gateway.sql.query(`select 1 from dbos.workflow_status where workflow_uuid = $1 and status = 'ENQUEUED'`, [taskId])).rows.length > 0 || undefined);
+  await gateway.sql.query(`insert into executors (id, hostname, pid, role, recovered_at, recovered_by) values ('taken-over', 'elsewhere', 1, 'worker', now(), 'other')`);
+  await gateway.sql.query(`insert into executors (id, hostname, pid, role, stopped_at) values ('stopped', 'elsewhere', 2, 'worker', now())`);
+  await gateway.sql.query(`insert into executors (id, hostname, pid, role) values ('alive', 'elsewhere', 3, 'worker')`);
+  // The engine's claim: the row flipped to PENDING under the claiming executor, which RETURNING reports.
+  const claim = async (executorId: string) => (await gateway.sql.query(
+    `update dbos.workflow_status set status = 'PENDING', executor_id = $2 where workflow_uuid = $1 and status = 'ENQUEUED' returning workflow_uuid`,
+    [taskId, executorId])).rows.length;
+  assert.equal(await claim('taken-over'), 0, 'an executor taken over claims nothing');
+  assert.equal(await claim('stopped'), 0, 'a stopped executor claims nothing');
+  assert.equal(await claim('alive'), 1, 'a live executor claims the workflow');
+});

@@ -30,15 +30,11 @@ export interface ThresholdCrossing extends BudgetState { threshold: number }
 
 /**
  * Sets tokens aside for one model call under the task's and the session's budgets, and its largest possible
- * cost under the task's cost budget. The rows are locked, and what calls in flight set aside counts as spent,
- * so parallel agents cannot overrun a budget together. The call's answer is capped to the room left: a call
- * never starts that could exceed a budget except by the error of the input estimate (chars / 4).
+ * cost under the task's cost budget, in the caller's transaction, which holds the task row (changeTask). The
+ * session row is locked too, and what calls in flight set aside counts as spent, so parallel agents cannot overrun
+ * a budget together. The call's answer is capped to the room left: a call never starts that could exceed a budget
+ * except by the error of the input estimate (chars / 4).
  */
-export async function reserveTokens(db: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
-  return db.transaction().execute((transaction) => reserveTokensWithin(transaction, config, task, callKey, estimatedInput, wantedOutput));
-}
-
-/** reserveTokens inside the caller's transaction, which may already hold the task row. */
 export async function reserveTokensWithin(transaction: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
   const states = await lockBudgets(transaction, config, task, callKey);
   const tokenStates = states.filter((state) => state.scope !== 'run');
@@ -64,10 +60,10 @@ export async function reserveTokensWithin(transaction: Db, config: Readonly<Conf
 export interface CallEstimate { callKey: string; estimatedInput: number; wantedOutput: number }
 
 /**
- * Sets tokens aside for several calls about to run at once (a swarm round's turns) in the caller's transaction, all or
- * none: only while every token budget keeps `spare` tokens of room after them, so that other calls (the task's own
- * later ones, the session's other tasks) are not refused for tokens these merely hold. Never under a cost budget,
- * whose prices each call reserves exactly on its own. True when they were reserved.
+ * Sets tokens aside for several calls about to run at once (a swarm round's turns) in the caller's transaction, which
+ * holds the task row, all or none: only while every token budget keeps `spare` tokens of room after them, so that
+ * other calls (the task's own later ones, the session's other tasks) are not refused for tokens these merely hold.
+ * Never under a cost budget, whose prices each call reserves exactly on its own. True when they were reserved.
  */
 export async function reserveTogether(transaction: Db, config: Readonly<Config>, task: BudgetOwner, calls: CallEstimate[], spare: number): Promise<boolean> {
   if (calls.length === 0) return false;
@@ -117,9 +113,12 @@ export async function releaseTokens(db: Db, callKey: string): Promise<void> {
 /** What a reservation needs to know of its task: which budgets it draws on. */
 export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;
 
+/**
+ * The session row locked after the task's, which the caller holds (the order of every task state change:
+ * src/task-state/change-task.ts), then the budgets read. The read is a statement of its own: one that locked the
+ * row too would, after waiting for another reservation's commit, still sum from its snapshot taken before that commit.
+ */
 async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  // Task row first, as every task state change does (src/task-state/change-task.ts), then the session's.
-  await sql`select 1 from tasks where id = ${task.id} for no key update`.execute(db);
   await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
   return readBudgets(db, config, task, excludeCallKey);
 }
