@@ -270,8 +270,10 @@ export async function migrateEngine(databaseUrl: string): Promise<void> {
  * tables exist (after our migrations run); `search_path from current` finds our tables wherever they are.
  */
 async function fenceClaims(client: pg.Client): Promise<void> {
-  const { rows } = await client.query(`select 1 from pg_trigger where tgname = 'agentgate_refuse_fenced_claim_v1' and tgrelid = 'dbos.workflow_status'::regclass`);
-  if (rows.length > 0) return;
+  // A database without our tables (the engine alone, in its own tests) has no executors to fence.
+  const { rows: [state] } = await client.query<{ executors: boolean; fenced: boolean }>(`select to_regclass('executors') is not null as executors,
+    exists (select 1 from pg_trigger where tgname = 'agentgate_refuse_fenced_claim_v1' and tgrelid = 'dbos.workflow_status'::regclass) as fenced`);
+  if (!state.executors || state.fenced) return;
   await client.query(`
     create or replace function agentgate_refuse_fenced_claim_v1() returns trigger language plpgsql set search_path from current as $$
     begin
