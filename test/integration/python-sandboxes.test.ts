@@ -164,8 +164,8 @@ describe('Python sandboxes: a bounded, fair resource', () => {
     // call on a machine shared with other test runs, and as much alone as beside the hungry tenant (see the
     // diagnostic), so the task as a whole only has to show it was not held up.
     // Each call beside them shares two cores with 16 programs and the other test files: the best of three shows what
-    // the sandboxes allow; every one of them well under the 30 s a held call would wait shows none was held (a CI
-    // machine running at half speed saw 2790, 1359 and 1307 ms, and 494 ms alone).
+    // the sandboxes allow; every one of them well under the 30 s a held call would wait shows none was held (a
+    // clean-clone run on a 2-core machine at about half its usual speed saw 2790, 1359 and 1307 ms, and 494 ms alone).
     const bestToolMs = Math.min(...quietTimes.map(({ toolMs }) => toolMs));
     assert.ok(bestToolMs < 2000, `a trivial Python call took ${Math.round(bestToolMs)} ms at best`);
     for (const { toolMs, taskMs } of quietTimes) {
