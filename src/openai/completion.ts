@@ -18,6 +18,19 @@ export async function taskUsage(deps: Deps, taskId: string): Promise<TaskUsage> 
   return rows[0];
 }
 
+export interface FinishedTask { status: string; result: string | null; error: string | null; metadata: unknown; usage: TaskUsage }
+
+/** A finished task's outcome and its usage, in one read. */
+export async function readFinishedTask(deps: Deps, taskId: string): Promise<FinishedTask> {
+  const { rows } = await sql<Omit<FinishedTask, 'usage'> & TaskUsage>`
+    select t.status, t.result, t.error, t.metadata,
+      usage.input_tokens as prompt_tokens, usage.output_tokens as completion_tokens, usage.total_tokens
+    from tasks t, (${usageTotals('task_id', taskId)}) usage where t.id = ${taskId}`.execute(deps.db);
+  if (rows.length === 0) throw new Error(`task ${taskId} not found`);
+  const { prompt_tokens, completion_tokens, total_tokens, ...task } = rows[0];
+  return { ...task, usage: { prompt_tokens, completion_tokens, total_tokens } };
+}
+
 /** A finished task's answer: its text, or the client tools the model called (then the text is usually empty). */
 export interface TaskAnswer {
   text: string;
@@ -36,7 +49,7 @@ export function taskAnswerOf(task: { result: string | null; metadata: unknown })
 
 /** The finished task as the answer of a non-streaming completion; a failed task is a server error. */
 export async function finishedCompletion(deps: Deps, taskId: string, model: string) {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'result', 'error', 'metadata']).where('id', '=', taskId).executeTakeFirstOrThrow();
+  const task = await readFinishedTask(deps, taskId);
   if (task.status !== 'COMPLETED') {
     const reason = task.status === 'QUEUED' || task.status === 'RUNNING' || task.status === 'PAUSED'
       ? `the task did not finish within the time limit (task ${taskId})`
@@ -54,7 +67,7 @@ export async function finishedCompletion(deps: Deps, taskId: string, model: stri
       created: unixSeconds(),
       model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(answer) }],
-      usage: await taskUsage(deps, taskId),
+      usage: task.usage,
     },
     answer,
   };

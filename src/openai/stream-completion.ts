@@ -5,7 +5,7 @@ import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse, type SseStream } from '../events/sse.ts';
 import type { StreamLease } from '../streaming/stream-slots.ts';
 import type { OpenAiToolCall } from './client-tools.ts';
-import { completionId, finishReasonOf, taskAnswerOf, taskUsage, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
+import { completionId, finishReasonOf, readFinishedTask, taskAnswerOf, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
 
 const KEEPALIVE_MS = 30_000;
 
@@ -64,8 +64,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
 }
 
 async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: StreamOptions): Promise<void> {
-  const task = await deps.db.selectFrom('tasks').select(['status', 'error', 'result', 'metadata']).where('id', '=', options.taskId).executeTakeFirstOrThrow();
-  const usage = await taskUsage(deps, options.taskId);
+  const { usage, ...task } = await readFinishedTask(deps, options.taskId);
   await options.onUsage(usage);
   if (task.status !== 'COMPLETED') {
     await sse.send({ data: JSON.stringify({ error: { message: `the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, type: 'server_error', code: 'internal_error' } }) });

@@ -7,7 +7,7 @@ import { appendTaskEvents, type NewTaskEvent, type TaskEvent } from '../events/a
 import type { EventHub } from '../events/event-hub.ts';
 import type { GroupCommitter } from '../events/group-commit.ts';
 import { tasksFinished, UNROUTED_MODE } from '../observability/metrics.ts';
-import { isTerminal } from './statuses.ts';
+import { isTerminal, TERMINAL_STATUSES } from './statuses.ts';
 
 export interface TaskStateDeps {
   db: Db;
@@ -43,8 +43,6 @@ export async function changeTask<T = undefined>(
     const outcome = await change(transaction, task) ?? {};
     const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
     const ending = isTerminal(task.status) ? undefined : await endingOf(transaction, taskId, stored);
-    // An ended task waits for nothing (waits.ts).
-    if (ending) await transaction.deleteFrom('task_waits').where('task_id', '=', taskId).execute();
     return { result: outcome.result, stored, ending };
   });
   const done = deps.events.appending(taskId);
@@ -61,11 +59,14 @@ export async function changeTask<T = undefined>(
 /**
  * The final status and mode of a task this change ended, counted once committed. Every ending closes the
  * stream, so only a change that stored STREAM_END reads the row again: once per task, by whichever process
- * (or request) ended it.
+ * (or request) ended it. An ended task waits for nothing (waits.ts): its waits go in the same statement.
  */
 async function endingOf(transaction: Db, taskId: string, stored: TaskEvent[]): Promise<{ status: string; mode: string } | undefined> {
   if (!stored.some((event) => event.type === 'STREAM_END')) return undefined;
-  const row = await transaction.selectFrom('tasks').select(['status', 'mode']).where('id', '=', taskId).executeTakeFirstOrThrow();
+  const row = await transaction
+    .with('ended', (db) => db.selectFrom('tasks').select('id').where('id', '=', taskId).where('status', 'in', TERMINAL_STATUSES))
+    .with('cleared', (db) => db.deleteFrom('task_waits').where('task_id', 'in', (ended) => ended.selectFrom('ended').select('id')))
+    .selectFrom('tasks').select(['status', 'mode']).where('id', '=', taskId).executeTakeFirstOrThrow();
   return isTerminal(row.status) ? { status: row.status, mode: row.mode ?? UNROUTED_MODE } : undefined;
 }
 

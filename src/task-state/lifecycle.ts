@@ -30,7 +30,7 @@ export interface CompletedTask {
 }
 
 export async function markCompleted(transaction: Db, taskId: string, completed: CompletedTask): Promise<void> {
-  await transaction.updateTable('tasks').set({
+  await updateEndingTask(transaction, taskId).set({
     status: 'COMPLETED',
     result: completed.result,
     error: null,
@@ -43,7 +43,6 @@ export async function markCompleted(transaction: Db, taskId: string, completed: 
     completed_at: sql`now()` as never,
     updated_at: sql`now()` as never,
   }).where('id', '=', taskId).execute();
-  await releaseReservations(transaction, taskId);
 }
 
 /** What a task produced before it failed or ran out of time, stored beside the error. */
@@ -56,7 +55,7 @@ export interface PartialResult {
 
 /** Ends the task without a full answer: FAILED or TIMEOUT with the error (and what it produced so far), or CANCELLED. */
 export async function markEnded(transaction: Db, taskId: string, status: 'FAILED' | 'TIMEOUT' | 'CANCELLED', error: string, partial?: PartialResult): Promise<void> {
-  await transaction.updateTable('tasks').set({
+  await updateEndingTask(transaction, taskId).set({
     status, error,
     ...(partial === undefined ? {} : {
       ...(partial.result === '' ? {} : { result: storableText(partial.result) }),
@@ -64,13 +63,13 @@ export async function markEnded(transaction: Db, taskId: string, status: 'FAILED
     }),
     completed_at: sql`now()` as never, updated_at: sql`now()` as never,
   }).where('id', '=', taskId).execute();
-  await releaseReservations(transaction, taskId);
 }
 
 /**
- * A task that has ended sets no tokens aside: a call it reserved for and never made (a turn cancelled before its
- * call, a step that failed between) would otherwise count against its session's budget for good.
+ * The update of a task that ends, which also frees what it set aside, in the same statement (one round trip inside
+ * the row's lock): a call it reserved for and never made (a turn cancelled before its call, a step that failed
+ * between) would otherwise count against its session's budget for good.
  */
-async function releaseReservations(transaction: Db, taskId: string): Promise<void> {
-  await transaction.deleteFrom('token_reservations').where('task_id', '=', taskId).execute();
+function updateEndingTask(transaction: Db, taskId: string) {
+  return transaction.with('released', (db) => db.deleteFrom('token_reservations').where('task_id', '=', taskId)).updateTable('tasks');
 }
