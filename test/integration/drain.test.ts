@@ -68,7 +68,7 @@ test('SIGTERM under load: no request answered 5xx, every stream ends resumable a
   assert.deepEqual(failures, [], 'no request failed');
   for (const [index, taskId] of taskIds.entries()) {
     const task = await waitForTask(other, taskId, 60_000);
-    assert.equal(task.status, 'TASK_STATUS_COMPLETED');
+    assert.equal(task.status, 'TASK_STATUS_COMPLETED', `task ${taskId}: ${task.error}`);
     const frames = [...cut[index].messages, ...resumed[index].messages];
     const seqs = frames.filter(isEvent).map(seqOf);
     assert.deepEqual(seqs, seqs.map((_, position) => position + 1), `stream of ${taskId}: nothing lost or repeated`);
