@@ -13,7 +13,7 @@ import { parseTaskSettings } from './runtime/task-settings.ts';
 import { partialResultOf } from './runtime/partial-result.ts';
 import { completeTask, failTask, finishCancelled, startTask, type TaskOutcome } from './runtime/task-lifecycle.ts';
 import type { TaskSnapshot } from './runtime/task-snapshot.ts';
-import { runTaskStep } from './runtime/task-step.ts';
+import { haltForShutdown, runTaskStep } from './runtime/task-step.ts';
 import { inTaskTrace } from './runtime/task-trace.ts';
 
 /**
@@ -81,15 +81,6 @@ async function endWithError(deps: Deps, taskId: string, error: unknown): Promise
   if (isDatabaseUnavailable(error)) return abandonForTheDatabase(deps, taskId, error);
   await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
   return 'ended';
-}
-
-/**
- * An error once the process hands its workflows back at shutdown comes from the shutdown itself (the model call
- * aborted, the engine and pools closing under the step), not from the task: record nothing and never settle; the
- * worker that takes the workflow over runs it on.
- */
-function haltForShutdown(): Promise<never> {
-  return new Promise(() => {});
 }
 
 /**

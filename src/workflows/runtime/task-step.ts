@@ -12,8 +12,25 @@ import { inSpan } from '../../observability/spans.ts';
  */
 export function runTaskStep<T>(deps: Deps, name: string, work: () => Promise<T>): Promise<T> {
   const options = { logger: deps.logger, what: `run step ${name}` };
-  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, () => retryUntilDatabaseAnswers(work, options)),
-    (attempt) => retryUntilDatabaseAnswers(attempt, options));
+  const run = async () => {
+    try {
+      return await retryUntilDatabaseAnswers(work, options);
+    } catch (error) {
+      // Recorded, an error of the hand-over would be replayed as the task's own failure by the worker taking it over.
+      if (deps.handingOver.aborted) return haltForShutdown();
+      throw error;
+    }
+  };
+  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, run), (attempt) => retryUntilDatabaseAnswers(attempt, options));
+}
+
+/**
+ * An error once the process hands its workflows over at shutdown comes from the shutdown itself (the model call
+ * aborted, the engine and pools closing under the step), not from the task: the execution records nothing, neither
+ * the step's outcome nor the task's, and never settles; the worker that takes the workflow over runs it on.
+ */
+export function haltForShutdown(): Promise<never> {
+  return new Promise(() => {});
 }
 
 const stepAttributes = (name: string) => ({
