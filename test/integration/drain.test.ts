@@ -81,3 +81,34 @@ test('SIGTERM under load: no request answered 5xx, every stream ends resumable a
   const { rows: usage } = await other.sql.query('select task_id, count(*)::int as count from usage_records where task_id = any($1) group by task_id', [taskIds]);
   assert.deepEqual(usage.map((row) => row.count), taskIds.map(() => 1), 'one model call recorded per task');
 });
+
+// The step a shutdown cuts fails (its model call aborted) before the hand-over has moved the workflow on: the engine
+// would record that failure as the step's outcome, and the worker taking the workflow over would replay it as the
+// task's own. Here the hand-over is held back (a SHARE lock on the engine's status table lets the step's record through
+// and stops the requeue) so that the failure always comes first.
+test('a step cut by the shutdown before the hand-over moved its workflow on records nothing: the other process completes the task', { timeout: 120_000 }, async (t) => {
+  const env = { SHUTDOWN_GRACE_SECONDS: '1', EXECUTOR_DEAD_AFTER_SECONDS: '4', DB_POOL_SIZE: '8', ENGINE_DB_POOL_SIZE: '8' };
+  const draining = await startGateway(t, { env: { ...env, EXECUTOR_ID: 'draining' } });
+  const other = await startGateway(t, { databaseUrl: draining.databaseUrl, env: { ...env, EXECUTOR_ID: 'other' } });
+  const { taskIds, streams } = await submitStreamingTasks(draining, 1, 8_000);
+  await waitUntilStreaming(draining, taskIds, 1);
+  const [taskId] = taskIds;
+
+  const holder = await other.sql.connect();
+  await holder.query('begin');
+  await holder.query('lock table dbos.workflow_status in share mode');
+  const exited = draining.kill('SIGTERM');
+  try {
+    // The grace period (1 s) ends, the call is aborted, and its step fails while the requeue waits for the lock.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+  } finally {
+    await holder.query('commit');
+    holder.release();
+  }
+  await exited;
+  await Promise.all(streams);
+  const task = await waitForTask(other, taskId, 60_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', `task ${taskId}: ${task.error}`);
+  const { rows } = await other.sql.query(`select count(*)::int as count from dbos.operation_outputs where workflow_uuid = $1 and error is not null`, [taskId]);
+  assert.equal(rows[0].count, 0, 'no step outcome recorded from the shutdown');
+});
