@@ -11,10 +11,12 @@ export interface TaskUsage { prompt_tokens: number; completion_tokens: number; t
 export const completionId = () => `chatcmpl-${Date.now()}${randomBytes(6).toString('hex')}`;
 export const unixSeconds = () => Math.floor(Date.now() / 1000);
 
+/** A task's usage totals (llm/usage-totals.ts) under the names OpenAI gives them. */
+const openAiUsage = (taskId: string) => sql`(select input_tokens as prompt_tokens, output_tokens as completion_tokens, total_tokens
+  from (${usageTotals('task_id', taskId)}) totals)`;
+
 export async function taskUsage(deps: Deps, taskId: string): Promise<TaskUsage> {
-  const { rows } = await sql<TaskUsage>`
-    select input_tokens as prompt_tokens, output_tokens as completion_tokens, total_tokens
-    from (${usageTotals('task_id', taskId)}) usage`.execute(deps.db);
+  const { rows } = await sql<TaskUsage>`select * from ${openAiUsage(taskId)} usage`.execute(deps.db);
   return rows[0];
 }
 
@@ -23,9 +25,7 @@ export interface FinishedTask { status: string; result: string | null; error: st
 /** A finished task's outcome and its usage, in one read. */
 export async function readFinishedTask(deps: Deps, taskId: string): Promise<FinishedTask> {
   const { rows } = await sql<Omit<FinishedTask, 'usage'> & TaskUsage>`
-    select t.status, t.result, t.error, t.metadata,
-      usage.input_tokens as prompt_tokens, usage.output_tokens as completion_tokens, usage.total_tokens
-    from tasks t, (${usageTotals('task_id', taskId)}) usage where t.id = ${taskId}`.execute(deps.db);
+    select t.status, t.result, t.error, t.metadata, usage.* from tasks t, ${openAiUsage(taskId)} usage where t.id = ${taskId}`.execute(deps.db);
   if (rows.length === 0) throw new Error(`task ${taskId} not found`);
   const { prompt_tokens, completion_tokens, total_tokens, ...task } = rows[0];
   return { ...task, usage: { prompt_tokens, completion_tokens, total_tokens } };

@@ -64,8 +64,8 @@ export async function changeTask<T = undefined>(
 async function endingOf(transaction: Db, taskId: string, stored: TaskEvent[]): Promise<{ status: string; mode: string } | undefined> {
   if (!stored.some((event) => event.type === 'STREAM_END')) return undefined;
   const row = await transaction
-    .with('ended', (db) => db.selectFrom('tasks').select('id').where('id', '=', taskId).where('status', 'in', TERMINAL_STATUSES))
-    .with('cleared', (db) => db.deleteFrom('task_waits').where('task_id', 'in', (ended) => ended.selectFrom('ended').select('id')))
+    .with('cleared', (db) => db.deleteFrom('task_waits')
+      .where('task_id', 'in', (ended) => ended.selectFrom('tasks').select('id').where('id', '=', taskId).where('status', 'in', TERMINAL_STATUSES)))
     .selectFrom('tasks').select(['status', 'mode']).where('id', '=', taskId).executeTakeFirstOrThrow();
   return isTerminal(row.status) ? { status: row.status, mode: row.mode ?? UNROUTED_MODE } : undefined;
 }
