@@ -66,6 +66,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   if (options.role !== 'gateway') holdQueueWhileRefused(TASK_QUEUE, options.admission, options.logger);
   await withEngineSchemaLock(options.databaseUrl, async (client) => {
     await DBOS.launch();
+    if (!leaveOwnRecordsUnrecorded()) options.logger.warn('the engine\'s step recording was not found: every step outcome is recorded, those already durable in the task\'s own rows too');
     await fenceClaims(client);
   });
   await DBOS.registerQueue(TASK_QUEUE, {
@@ -324,12 +325,37 @@ export type WaitForDatabase = <R>(attempt: () => Promise<R>) => Promise<R>;
  * A step starts only while this execution still owns its workflow: one displaced by another worker stops at
  * its next step (isDisplaced) instead of calling a model a second time; the engine checks again on recording.
  * That check waits out an unreachable database like the step's own work: an outage is not the step's outcome.
+ * An outcome `isOwnRecord` accepts is not recorded by the engine: the step's own commit already holds it (a task
+ * that ended), and a replay runs the step again, which finds that out from its rows without redoing any work.
  */
-export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForDatabase: WaitForDatabase = (attempt) => attempt()): Promise<T> {
+export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForDatabase: WaitForDatabase = (attempt) => attempt(), isOwnRecord?: (outcome: T) => boolean): Promise<T> {
+  let unrecorded: string | undefined;
   return DBOS.runStep(async () => {
     await waitForDatabase(() => assertStillOwnsWorkflow(DBOS.workflowID!));
-    return work();
-  }, { name });
+    const outcome = await work();
+    if (isOwnRecord?.(outcome)) unrecordedOutcomes.add(unrecorded = `${DBOS.workflowID}:${DBOS.stepID}`);
+    return outcome;
+  }, { name }).finally(() => unrecorded && unrecordedOutcomes.delete(unrecorded));
+}
+
+/** Steps (`workflow id:step id`) that returned an outcome the engine is not to record (runDurableStep's `isOwnRecord`). */
+const unrecordedOutcomes = new Set<string>();
+
+type RecordOperationResult = (workflowId: string, functionId: number, ...rest: unknown[]) => Promise<void>;
+
+/**
+ * Makes the engine skip the record of a step in `unrecordedOutcomes`: one write transaction and one round trip
+ * less per simple task (docs/decisions.md, issue 30: one step record fewer). The engine has no option for a step
+ * it need not record, so this wraps its system database's recording; false when a later engine version moved it
+ * (every step is then recorded, as before; the test of the simple task's records fails).
+ */
+function leaveOwnRecordsUnrecorded(): boolean {
+  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { recordOperationResult?: RecordOperationResult } | undefined;
+  const record = database?.recordOperationResult;
+  if (!database || typeof record !== 'function') return false;
+  database.recordOperationResult = (workflowId, functionId, ...rest) =>
+    (unrecordedOutcomes.delete(`${workflowId}:${functionId}`) ? Promise.resolve() : record.call(database, workflowId, functionId, ...rest));
+  return true;
 }
 
 /** Registers a durable workflow under `name`; every workflow must be registered before the engine launches. */

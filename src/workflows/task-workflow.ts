@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { isDatabaseUnavailable } from '../db/database-errors.ts';
 import { abandonExecution, isDisplaced, registerDurableWorkflow, TASK_WORKFLOW_SHAPE, type TaskWorkflow } from '../engine/engine.ts';
 import { activeWorkflows } from '../observability/metrics.ts';
-import { answerAtOnce } from './modes/answer-at-once.ts';
+import { answerAtOnce, type AnswerAtOnce } from './modes/answer-at-once.ts';
 import { checkpoint } from './runtime/checkpoint.ts';
 import { BudgetExhaustedError, TaskCancelledError, TaskParkedError } from './runtime/control-errors.ts';
 import { TaskTimeoutError } from './runtime/deadline.ts';
@@ -35,7 +35,7 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
 async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   let outcome;
   try {
-    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (row) => startingRoute(deps, row)));
+    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (row) => startingRoute(deps, row)), endedTheTask);
   } catch (error) {
     await endWithError(deps, taskId, error);
     return;
@@ -45,6 +45,12 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   const { task, answer } = outcome;
   if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge();
 }
+
+/**
+ * An answer that ended the task needs no step record: the task row holds the outcome, and a replay's re-run of the
+ * step reads it there (answerAtOnce returns at once for an ended task). One write per simple task less.
+ */
+const endedTheTask = (outcome: AnswerAtOnce) => outcome.kind === 'completed' || outcome.kind === 'ended';
 
 async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
   const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (row) => startingRoute(deps, row)));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import pg from 'pg';
+import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 // Each test has its gateway and database of its own and spends most of its time waiting (on tasks that sleep, on a
 // restart): two at a time.
@@ -86,4 +87,69 @@ describe('durability across kill -9', { concurrency: 2 }, () => {
     const { rows: [workflow] } = await gateway.sql.query('select queue_name from dbos.workflow_status where workflow_uuid = $1', [taskId]);
     assert.equal(workflow.queue_name, path.queue);
   });
+
+  // A simple answer that ended its task leaves no step record (one write fewer, issue 30): the task row is the
+  // record, so a crash between the answer's commit and the workflow's end must not make the re-run answer again.
+  test('kill -9 after a simple task\'s answer committed and before its workflow ended: the re-run ends the workflow without answering again', async (t) => {
+    const gateway = await startGateway(t);
+    const hold = await holdWorkflowEnds(gateway.databaseUrl);
+    const answer = await gateway.request('POST', '/api/v1/tasks', { query: 'answered once', mode: 'simple', context: { mock_delay_ms: 300 } });
+    assert.equal(answer.status, 200, answer.text);
+    const taskId: string = answer.body.task_id;
+    await waitFor('the workflow\'s end to wait', async () => (await hold.waiting() ? true : undefined));
+    const before = await taskWrites(gateway, taskId);
+    assert.equal(before.status, 'COMPLETED');
+    assert.equal(before.step_records, 0, 'the answer that ended the task was not recorded by the engine');
+
+    await gateway.kill('SIGKILL');
+    await hold.release();
+    await gateway.restart();
+    await waitFor('the recovered workflow to end', async () => {
+      const { rows: [workflow] } = await gateway.sql.query('select status, recovery_attempts from dbos.workflow_status where workflow_uuid = $1', [taskId]);
+      return workflow.status === 'SUCCESS' ? workflow : undefined;
+    }, 60_000);
+    const after = await taskWrites(gateway, taskId);
+    assert.deepEqual(after, before, 'the re-run wrote nothing: no second answer, usage row or event');
+    const { rows: [{ recovery_attempts: starts }] } = await gateway.sql.query('select recovery_attempts from dbos.workflow_status where workflow_uuid = $1', [taskId]);
+    assert.equal(Number(starts), 2, 'the workflow was recovered');
+    const timeline = await gateway.request('GET', `/api/v1/tasks/${taskId}/timeline`);
+    assert.deepEqual(timeline.body.steps.map((step: any) => [step.name, step.status]), [['answer', 'completed']], 'the timeline tells the answer from the task\'s times');
+    assert.ok(timeline.body.steps[0].duration_ms >= 300);
+  });
 });
+
+/** What a task has written: its row's last change, its events and usage, and the engine's step records. */
+async function taskWrites(gateway: Gateway, taskId: string) {
+  const { rows: [row] } = await gateway.sql.query(`select t.status, t.updated_at, t.result,
+      (select count(*)::int from task_events e where e.task_id = t.id) as events,
+      (select count(*)::int from usage_records u where u.task_id = t.id) as usage_rows,
+      (select count(*)::int from dbos.operation_outputs o where o.workflow_uuid = t.id::text) as step_records
+    from tasks t where t.id = $1`, [taskId]);
+  return row;
+}
+
+/** Holds every workflow's end (its SUCCESS update) until released, so a kill -9 falls just before it. */
+async function holdWorkflowEnds(databaseUrl: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query(`
+    create function hold_workflow_end() returns trigger language plpgsql as $$
+    begin
+      if new.status = 'SUCCESS' then perform pg_advisory_xact_lock(4243); end if;
+      return new;
+    end $$;
+    create trigger hold_workflow_end before update on dbos.workflow_status for each row execute function hold_workflow_end()`);
+  await holder.query('select pg_advisory_lock(4243)');
+  return {
+    async waiting() {
+      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4243 and not granted`);
+      return rows[0].count > 0;
+    },
+    async release() {
+      // Unlocked first: the held update's transaction (of a killed process) must end before the trigger can go.
+      await holder.query('select pg_advisory_unlock(4243)');
+      await holder.query('drop trigger hold_workflow_end on dbos.workflow_status; drop function hold_workflow_end()');
+      await holder.end();
+    },
+  };
+}

@@ -8,9 +8,9 @@ import { inSpan } from '../../observability/spans.ts';
  * a frozen server), the step runs again once it answers, as it would after a crash (which every step is
  * written to survive), instead of failing the task; the engine waits for its own records the same way.
  * Its span is opened inside the step, so a replay that returns the step's record makes none: a trace shows
- * the work that ran.
+ * the work that ran. An outcome `isOwnRecord` accepts is left unrecorded (engine.ts runDurableStep).
  */
-export function runTaskStep<T>(deps: Deps, name: string, work: () => Promise<T>): Promise<T> {
+export function runTaskStep<T>(deps: Deps, name: string, work: () => Promise<T>, isOwnRecord?: (outcome: T) => boolean): Promise<T> {
   const options = { logger: deps.logger, what: `run step ${name}` };
   const run = async () => {
     try {
@@ -21,7 +21,7 @@ export function runTaskStep<T>(deps: Deps, name: string, work: () => Promise<T>)
       throw error;
     }
   };
-  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, run), (attempt) => retryUntilDatabaseAnswers(attempt, options));
+  return runDurableStep(name, () => inSpan(`step ${name}`, { attributes: stepAttributes(name) }, run), (attempt) => retryUntilDatabaseAnswers(attempt, options), isOwnRecord);
 }
 
 /**
