@@ -7,6 +7,7 @@ import { appendTaskEvents, type NewTaskEvent, type TaskEvent } from '../events/a
 import type { EventHub } from '../events/event-hub.ts';
 import type { GroupCommitter } from '../events/group-commit.ts';
 import { tasksFinished, UNROUTED_MODE } from '../observability/metrics.ts';
+import { endingIn } from './lifecycle.ts';
 import { isTerminal, TERMINAL_STATUSES } from './statuses.ts';
 
 export interface TaskStateDeps {
@@ -58,12 +59,13 @@ export async function changeTask<T = undefined>(
 
 /**
  * The final status and mode of a task this change ended, counted once committed. Every ending closes the
- * stream, so only a change that stored STREAM_END reads the row again: once per task, by whichever process
- * (or request) ended it. An ended task waits for nothing (waits.ts): its waits go in the same statement.
+ * stream, so only a change that stored STREAM_END asks: the ending update of the transaction told it
+ * (lifecycle.ts endingIn), or else the row is read again; once per task, by whichever process (or request)
+ * ended it. An ended task waits for nothing (waits.ts): its waits go in the same statement.
  */
 async function endingOf(transaction: Db, taskId: string, stored: TaskEvent[]): Promise<{ status: string; mode: string } | undefined> {
   if (!stored.some((event) => event.type === 'STREAM_END')) return undefined;
-  const row = await transaction
+  const row = endingIn(transaction) ?? await transaction
     .with('cleared', (db) => db.deleteFrom('task_waits')
       .where('task_id', 'in', (ended) => ended.selectFrom('tasks').select('id').where('id', '=', taskId).where('status', 'in', TERMINAL_STATUSES)))
     .selectFrom('tasks').select(['status', 'mode']).where('id', '=', taskId).executeTakeFirstOrThrow();

@@ -8,6 +8,7 @@ import type { ModelRegistry } from '../../llm/provider-registry.ts';
 import { streamModelText } from '../../llm/stream-model-text.ts';
 import { usedTokens } from '../../llm/usage-totals.ts';
 import { titleFromModel, titleFromQuery } from './title-text.ts';
+import { untitledSession, type SessionTitleRequest } from '../../task-state/lifecycle.ts';
 
 export const TITLE_AGENT_ID = 'title_generator';
 const TITLE_MAX_OUTPUT_TOKENS = 32;
@@ -21,17 +22,22 @@ const TITLE_INSTRUCTIONS = 'Write a title for the conversation that starts with 
   + '(5 to 15 characters for Chinese, Japanese or Korean), in the language of the message, without quotes, '
   + 'emoji or final punctuation. Answer with the title only.';
 
+type TitledTask = { id: string; sessionId: string; query: string; context: Record<string, unknown> };
+
 /**
- * Marks a session that has no title for the titler, with the completed task whose query names it. Runs in
- * the transaction that completes the task, so the request is never lost and costs no commit of its own.
- * A conversation of the OpenAI-compatible layer is named by its query at once instead: its callers never see
- * the title, and a model call for it would double the provider calls of every one-off completion, each taking
- * its share of the deployment's rate limit.
+ * What titles a session that has none: a mark for the titler with the completed task whose query names it, made
+ * by the statement that completes the task (task-state/lifecycle.ts markCompleted), so the request is never lost
+ * and costs no round trip of its own. A conversation of the OpenAI-compatible layer is named by its query at once
+ * instead: its callers never see the title, and a model call for it would double the provider calls of every
+ * one-off completion, each taking its share of the deployment's rate limit.
  */
-export async function requestSessionTitle(transaction: Db, task: { id: string; sessionId: string; query: string; context: Record<string, unknown> }): Promise<void> {
-  const untitled = transaction.updateTable('sessions').where('id', '=', task.sessionId).where('title', 'is', null).where('title_from_task', 'is', null);
-  if (isOpenAiConversation(task.context)) await untitled.set({ title: titleFromQuery(task.query) }).execute();
-  else await untitled.set({ title_from_task: task.id }).execute();
+export function sessionTitleRequest(task: TitledTask): SessionTitleRequest {
+  return { sessionId: task.sessionId, fromTaskId: task.id, ...(isOpenAiConversation(task.context) ? { title: titleFromQuery(task.query) } : {}) };
+}
+
+/** The same request on its own, for a workflow started before tasks asked in their completion (session-title.ts). */
+export async function requestSessionTitle(db: Db, task: TitledTask): Promise<void> {
+  await untitledSession(db, sessionTitleRequest(task)).execute();
 }
 
 /** The OpenAI-compatible layer names the model its caller asked for in every task it submits (openai/chat-task.ts). */

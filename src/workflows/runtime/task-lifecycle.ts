@@ -3,7 +3,7 @@ import { storableText } from '../../db/storable-text.ts';
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { NewTaskEvent } from '../../events/append-event.ts';
-import { requestSessionTitle } from '../memory/session-titles.ts';
+import { sessionTitleRequest } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { markCompleted, markEnded, markStarted, type PartialResult } from '../../task-state/lifecycle.ts';
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
@@ -104,8 +104,8 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
   await markCompleted(transaction, task.id, {
     result: storableText(answer.text), mode: outcome.mode, modelUsed: answer.model, provider: answer.provider,
     agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore, metadata: outcome.metadata,
+    sessionTitle: sessionTitleRequest(task),
   });
-  await requestSessionTitle(transaction, task);
   return [
     {
       type: 'LLM_OUTPUT', agentId: 'final_output', message: answer.text, dedupeKey: 'final-output',
