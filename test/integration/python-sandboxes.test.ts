@@ -218,6 +218,10 @@ describe('Python sandboxes: a bounded, fair resource', () => {
     assert.match(buffers.error, /^MemoryError: the program was stopped: its sandbox went over its memory budget of \d+ MB$/);
     assert.match(heap.error, /^MemoryError: the program exceeded the sandbox memory limit$/);
 
+    // The tenant's earlier sandboxes gone, its next call takes the loaded spare and its program runs at once: a
+    // sandbox of its own would still be loading when it is killed (an end the call reports otherwise).
+    await waitFor('the earlier sandboxes to be stopped', async () =>
+      (await sandboxGauge(gateway(), 'agentgate_python_sandboxes', { state: 'running' })) === 0 || undefined, 30_000);
     await spareReady(gateway());
     const killedTaskId = await submitPython(gateway(), owner, 'while True:\n    pass');
     await waitFor('the program to run', async () => (await invokedCount(gateway(), [killedTaskId])) === 1 || undefined, 30_000);
@@ -226,7 +230,8 @@ describe('Python sandboxes: a bounded, fair resource', () => {
     for (const pid of await sandboxProcesses(gateway())) process.kill(pid, 'SIGKILL');
     assert.equal((await waitForTask(gateway(), killedTaskId, 30_000, asOwner(owner))).status, 'TASK_STATUS_COMPLETED');
     const [killed] = await observations(gateway(), killedTaskId);
-    assert.match(killed.output!.error, /^MemoryError: the Python sandbox was killed \(SIGKILL\), most likely by the system for want of memory; its output is lost$/);
+    assert.ok(killed.output, JSON.stringify(killed));
+    assert.match(killed.output.error, /^MemoryError: the Python sandbox was killed \(SIGKILL\), most likely by the system for want of memory; its output is lost$/);
 
     assert.equal(gateway().pid(), gatewayPid);
     assert.ok(gateway().isRunning());
