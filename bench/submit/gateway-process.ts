@@ -6,7 +6,7 @@ import { freePort } from './free-port.ts';
 import { isPostmasterRunning, readPostmasterPid, stopPostmaster } from '../../src/db/postmaster-process.ts';
 
 /** Settings the caller may tune for an experiment (and the OTEL_* variables, to measure tracing); passed on to the gateway when set. */
-const PASSED_SETTINGS: readonly string[] = ['WORKER_CONCURRENCY', 'DB_POOL_SIZE'];
+const PASSED_SETTINGS: readonly string[] = ['WORKER_CONCURRENCY', 'DB_POOL_SIZE', 'ENGINE_DB_POOL_SIZE', 'EVENT_PARTIALS_ASYNC_COMMIT'];
 const READY_TIMEOUT_MS = 120_000;
 
 export interface Gateway extends ChildServer {

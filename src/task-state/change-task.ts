@@ -33,13 +33,16 @@ export interface TaskChange<T> {
  * The one way task state changes: lock the task row, let `change` update it, append the events it returns,
  * commit, then wake the task's followers. Taking the row before the event cursor, always, is the lock order
  * that keeps state changes and event writes of the same task from deadlocking (see migration 0007).
+ * `lockSession`: the task's session row is locked in the same statement, after the task's (a change that
+ * reserves tokens under the session's budget: token-budget.ts).
  */
 export async function changeTask<T = undefined>(
   deps: TaskStateDeps, taskId: string, waiter: Waiter,
   change: (transaction: Db, task: TaskRow) => Promise<TaskChange<T> | undefined>,
+  { lockSession = false } = {},
 ): Promise<T | undefined> {
   const attempt = () => deps.db.transaction().execute(async (transaction) => {
-    const task = await transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst();
+    const task = await (lockSession ? lockTaskAndSession(transaction, taskId) : transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst());
     if (!task) throw notFound('Task not found');
     const outcome = await change(transaction, task) ?? {};
     const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
@@ -55,6 +58,22 @@ export async function changeTask<T = undefined>(
   } finally {
     done();
   }
+}
+
+const sessionLocks = new WeakSet<Db>();
+
+/** Whether this transaction of changeTask holds the task's session row too (`lockSession`). */
+export const holdsSessionLock = (transaction: Db): boolean => sessionLocks.has(transaction);
+
+/**
+ * The task row, then its session's: Postgres locks the rows of one statement in the order `of` names their tables,
+ * the order of every task state change that touches the session.
+ */
+async function lockTaskAndSession(transaction: Db, taskId: string): Promise<TaskRow | undefined> {
+  const task = await transaction.selectFrom('tasks').innerJoin('sessions', 'sessions.id', 'tasks.session_id').selectAll('tasks')
+    .where('tasks.id', '=', taskId).forNoKeyUpdate(['tasks', 'sessions']).executeTakeFirst();
+  if (task) sessionLocks.add(transaction);
+  return task;
 }
 
 /**

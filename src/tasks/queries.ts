@@ -11,15 +11,19 @@ export type NewQueuedTask = Pick<NewTask, 'id' | 'query' | 'requested_mode' | 't
   options: Record<string, unknown>;
 };
 
-/** Finds or creates the caller's session (`claim`) and inserts the QUEUED task in it: one statement, one commit. */
-export async function insertTaskWithSession(db: Db, caller: Caller, claim: SessionClaim, task: NewQueuedTask): Promise<{ sessionId: string; createdAt: Date }> {
-  const { rows } = await sql<{ session_id: string; created_at: Date }>`
-    select session_id, created_at from submit_task(
+/**
+ * Finds or creates the caller's session (`claim`) and inserts the QUEUED task in it: one statement, one commit.
+ * `created`: the row this submission stored, unset when the id named a task written before (an idempotent retry).
+ */
+export async function insertTaskWithSession(db: Db, caller: Caller, claim: SessionClaim, task: NewQueuedTask): Promise<{ sessionId: string; createdAt: Date; created?: TaskRow }> {
+  const { rows } = await sql<TaskRow & { created: boolean }>`
+    select (r.task).*, r.created from submit_task_row(
       ${caller.tenantId}::uuid, ${caller.userId}::uuid, ${claim.sessionId}::uuid, ${claim.externalId}::text, ${claim.newId}::uuid,
       ${claim.tokenBudget}::bigint, ${claim.ttlDays}::integer, ${JSON.stringify(claim.context)}::jsonb,
       ${task.id}::uuid, ${task.query}::text, ${task.requested_mode ?? null}::text, ${JSON.stringify(task.context)}::jsonb,
-      ${JSON.stringify(task.options)}::jsonb, ${task.token_budget ?? null}::bigint)`.execute(db);
-  return { sessionId: rows[0].session_id, createdAt: rows[0].created_at };
+      ${JSON.stringify(task.options)}::jsonb, ${task.token_budget ?? null}::bigint) r`.execute(db);
+  const { created, ...row } = rows[0];
+  return { sessionId: row.session_id, createdAt: row.created_at, ...(created ? { created: row } : {}) };
 }
 
 /** A task of the caller's tenant that the caller owns, with its session's custom id. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { context, type Context } from '@opentelemetry/api';
 import pTimeout from 'p-timeout';
 import type { Caller } from '../auth/caller.ts';
+import type { TaskRow } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { claimSession, resolvedSession, type ResolvedSession, type SessionClaim } from '../sessions/resolve-session.ts';
@@ -58,7 +59,7 @@ export async function submitTask(deps: Deps, caller: Caller, input: SubmitTaskIn
     const { stored, webhook } = await writeTask(deps, caller, task, input.webhook_url);
     // The row is committed first: if we die before the start, or the engine cannot record it in time
     // (its database writes wait out an outage), the orphan sweep starts it.
-    await startSubmittedTask(deps, task.id, caller.tenantId);
+    await startSubmittedTask(deps, task.id, caller.tenantId, stored.created);
     return { taskId: task.id, session: resolvedSession(task.claim, stored.sessionId), createdAt: stored.createdAt, ...(webhook ? { webhook } : {}) };
   });
 }
@@ -122,9 +123,12 @@ export async function prepareTask(deps: Deps, caller: Caller, input: SubmitTaskI
 /** How long a submission waits for the engine to take the task before answering anyway. */
 const START_WAIT_MS = 5_000;
 
-/** Starts a written task's workflow, waiting at most START_WAIT_MS; a failed or slow start is left to the orphan sweep. */
-export async function startSubmittedTask(deps: Deps, taskId: string, tenantId: string): Promise<void> {
-  const started = deps.engine.startTask(taskId, tenantId).catch((error: unknown) => {
+/**
+ * Starts a written task's workflow, waiting at most START_WAIT_MS; a failed or slow start is left to the orphan
+ * sweep. `created`: the row this submission stored (not an earlier submission's), for a workflow started at once.
+ */
+export async function startSubmittedTask(deps: Deps, taskId: string, tenantId: string, created?: TaskRow): Promise<void> {
+  const started = deps.engine.startTask(taskId, tenantId, created).catch((error: unknown) => {
     deps.logger.warn({ task_id: taskId, err: error }, 'start failed; the orphan sweep will start the task');
   });
   await pTimeout(started, {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 /** The engine's state of the task's workflow: SUCCESS once it returned (completed, parked or ended), CANCELLED if never started. */
@@ -12,6 +13,31 @@ const queueOf = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskI
 
 const eventTypes = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
   (await gateway.sql.query('select type, payload from task_events where task_id = $1 order by seq', [taskId])).rows;
+
+/** Holds every workflow's start (the engine's insert of its row) until released. */
+async function holdWorkflowStarts(databaseUrl: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query(`
+    create function hold_workflow_start() returns trigger language plpgsql as $$
+    begin perform pg_advisory_xact_lock(4244); return new; end $$;
+    create trigger hold_workflow_start before insert on dbos.workflow_status for each row execute function hold_workflow_start()`);
+  await holder.query('select pg_advisory_lock(4244)');
+  let released = false;
+  return {
+    async waiting() {
+      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4244 and not granted`);
+      return rows[0].count > 0;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      await holder.query('select pg_advisory_unlock(4244)');
+      await holder.query('drop trigger hold_workflow_start on dbos.workflow_status; drop function hold_workflow_start()');
+      await holder.end();
+    },
+  };
+}
 
 describe('pause, resume and cancel', () => {
   const gateway = useGateway();
@@ -113,6 +139,30 @@ describe('pause, resume and cancel', () => {
       assert.equal(cancel.status, 409);
       assert.equal(cancel.body.status, `TASK_STATUS_${status}`);
       assert.equal(cancel.body.success, false);
+    }
+  });
+
+  it('a task cancelled between its submission and its workflow\'s start: the workflow begins from the submitted row, calls no model and leaves it cancelled', async () => {
+    const hold = await holdWorkflowStarts(gateway().databaseUrl);
+    try {
+      const submission = gateway().request('POST', '/api/v1/tasks', { query: 'held at its start' });
+      const taskId = await waitFor('the task row', async () =>
+        (await gateway().sql.query(`select id from tasks where query = 'held at its start'`)).rows[0]?.id as string | undefined);
+      await waitFor('the workflow start to be held', async () => (await hold.waiting()) || undefined);
+      const cancelled = await gateway().request('POST', `/api/v1/tasks/${taskId}/cancel`);
+      assert.equal(cancelled.body.status, 'TASK_STATUS_CANCELLED', cancelled.text);
+      await hold.release();
+      assert.equal((await submission).status, 200);
+      await waitFor('the workflow to end', async () => (await workflowStatus(gateway(), taskId)) === 'SUCCESS' || undefined);
+      const types = (await eventTypes(gateway(), taskId)).map((event) => event.type);
+      assert.deepEqual(types, ['WORKFLOW_CANCELLING', 'WORKFLOW_CANCELLED', 'STREAM_END'], 'nothing started, nothing was answered');
+      const { rows: [written] } = await gateway().sql.query(`select t.status, t.started_at,
+          (select count(*)::int from usage_records u where u.task_id = t.id) as usage_rows,
+          (select count(*)::int from token_reservations r where r.task_id = t.id) as reservations
+        from tasks t where t.id = $1`, [taskId]);
+      assert.deepEqual(written, { status: 'CANCELLED', started_at: null, usage_rows: 0, reservations: 0 });
+    } finally {
+      await hold.release();
     }
   });
 

@@ -89,7 +89,7 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
     allowForWaitsInSteps(task, row);
     const opened = await open(transaction, row, () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens));
     return opened && { events: opened.events, result: opened.reservation };
-  });
+  }, { lockSession: true });
 }
 
 /** The reservation, with `events` (a phase's PROGRESS) in its commit once the call is granted; the 100 % threshold when refused. */

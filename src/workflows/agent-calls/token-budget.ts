@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import { recordUsage } from '../../llm/record-usage.ts';
+import { holdsSessionLock } from '../../task-state/change-task.ts';
 import { usedCost, usedTokens } from '../../llm/usage-totals.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
@@ -115,11 +116,12 @@ export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;
 
 /**
  * The session row locked after the task's, which the caller holds (the order of every task state change:
- * src/task-state/change-task.ts), then the budgets read. The read is a statement of its own: one that locked the
- * row too would, after waiting for another reservation's commit, still sum from its snapshot taken before that commit.
+ * src/task-state/change-task.ts), unless the caller's lock of the task took it too; then the budgets read. The
+ * read is a statement of its own: one that locked the row too would, after waiting for another reservation's
+ * commit, still sum from its snapshot taken before that commit.
  */
 async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
+  if (!holdsSessionLock(db)) await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
   return readBudgets(db, config, task, excludeCallKey);
 }
 

@@ -1,6 +1,6 @@
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
-import { currentStepId } from '../../engine/engine.ts';
+import { currentStepId, takeArrivedRow } from '../../engine/engine.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
 import { inAgentSpan } from '../agent-calls/agent-span.ts';
 import { callModelWithinBudget, type Closing, type Opening } from '../agent-calls/budgeted-call.ts';
@@ -33,7 +33,7 @@ export type AnswerAtOnce =
  * before writing anything and the step-by-step path runs instead.
  */
 export async function answerAtOnce(deps: Deps, taskId: string, chooseRoute: ChooseRoute): Promise<AnswerAtOnce> {
-  const row = await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
+  const row = takeArrivedRow(taskId) ?? await deps.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
   if (isTerminal(row.status)) return { kind: row.status === 'COMPLETED' ? 'completed' : 'ended' };
   if (!canAnswerAtOnce(row, chooseRoute)) return { kind: 'declined' };
   // Read before the start, it becomes the started task's snapshot in the opening commit (startingOpening).
