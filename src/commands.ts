@@ -24,7 +24,7 @@ import { backgroundErrors } from './observability/metrics.ts';
 import { createMetricsExposition } from './observability/metrics-exposition.ts';
 import { startMetricsListener } from './probes/metrics-listener.ts';
 import type { Deps } from './deps.ts';
-import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, workerLanes, type TaskWorkflow } from './engine/engine.ts';
+import { createTaskStarter, drainEngine, launchEngine, migrateEngine, shutdownEngine, trustOwnershipWhile, workerLanes, type TaskWorkflow } from './engine/engine.ts';
 import { createMemoryAdmission } from './engine/memory-admission.ts';
 import { claimExecutorId, markStopped, purgeRetiredExecutors, type ExecutorIdentity } from './engine/executors.ts';
 import { createExecutorLease } from './tasks/executor-lease.ts';
@@ -156,7 +156,8 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   await adoptUnpartitionedWorkflows(deps);
   await requeueOrphanedTasks(deps, 0);
   const lease = createExecutorLease(deps, identity, { judgesOthers: config.role !== 'gateway', onFenced: () => exitFenced(logger, identity) });
-  const heartbeat = every(lease.intervalMs, () => lease.beat(), 'executor heartbeat', logger);
+  const heartbeat = every(lease.intervalMs, () => lease.beat(), 'executor heartbeat', logger, { now: true });
+  trustOwnershipWhile(() => !handingOver.signal.aborted && lease.isCertain());
   const timers = [
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),

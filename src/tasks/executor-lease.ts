@@ -8,6 +8,14 @@ export interface ExecutorLease {
   intervalMs: number;
   /** Renews the lease; then, in a process that recovers others' work, judges the others (issue 26). */
   beat(): Promise<void>;
+  /**
+   * True while no other process can have taken this one over: less than half of EXECUTOR_DEAD_AFTER_SECONDS has
+   * passed since a renewal that succeeded was sent. A take-over needs the lease unrenewed for the whole period
+   * (takeOverIfDead), counted from that renewal's `now()`, which is later than its sending. Elapsed time is read from
+   * both the monotonic and the wall clock, the larger counting: the first runs on through a frozen process, the
+   * second through a suspended machine.
+   */
+  isCertain(): boolean;
 }
 
 export interface LeaseOptions {
@@ -31,6 +39,7 @@ export function createExecutorLease(deps: Deps, identity: ExecutorIdentity, opti
   let lastRenewedAt = performance.now();
   let troubleAt = lastRenewedAt;
   let judging = false;
+  let renewalSent: ClockReading | undefined;
 
   const judge = () => {
     if (judging) return;
@@ -45,17 +54,21 @@ export function createExecutorLease(deps: Deps, identity: ExecutorIdentity, opti
 
   return {
     intervalMs,
+    isCertain: () => isLeaseCertain(renewalSent, { monotonic: performance.now(), wall: Date.now() }, deadAfterMs),
     async beat() {
+      const sent = { monotonic: performance.now(), wall: Date.now() };
       const renewed = await renewLease(deps.db, identity).catch((error: unknown) => {
         executorHeartbeats.inc({ outcome: 'failed' });
         troubleAt = performance.now();
         throw error;
       });
       if (!renewed) {
+        renewalSent = undefined;
         executorHeartbeats.inc({ outcome: 'failed' });
         options.onFenced();
         return;
       }
+      renewalSent = sent;
       const now = performance.now();
       // A renewal this late (the process or its database stalled) may have left the lease near its end.
       if (now - lastRenewedAt > deadAfterMs / 2) troubleAt = now;
@@ -70,4 +83,12 @@ export function createExecutorLease(deps: Deps, identity: ExecutorIdentity, opti
       }
     },
   };
+}
+
+export interface ClockReading { monotonic: number; wall: number }
+
+/** ExecutorLease.isCertain at `now`, for the last renewal that succeeded, sent at `sent`. */
+export function isLeaseCertain(sent: ClockReading | undefined, now: ClockReading, deadAfterMs: number): boolean {
+  if (sent === undefined) return false;
+  return Math.max(now.monotonic - sent.monotonic, now.wall - sent.wall) < deadAfterMs / 2;
 }
