@@ -25,7 +25,7 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => {
     activeWorkflows.inc();
     try {
-      return await inTaskTrace(deps, taskId, () => (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId)));
+      return await inTaskTrace(deps, taskId, () => (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId, shape)));
     } finally {
       activeWorkflows.dec();
     }
@@ -40,7 +40,7 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
     await endWithError(deps, taskId, error);
     return;
   }
-  if (outcome.kind === 'declined') return runStepByStep(deps, taskId);
+  if (outcome.kind === 'declined') return runStepByStep(deps, taskId, TASK_WORKFLOW_SHAPE);
   if (outcome.kind !== 'held') return;
   const { task, answer } = outcome;
   if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge();
@@ -52,7 +52,7 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
  */
 const endedTheTask = (outcome: AnswerAtOnce) => outcome.kind === 'completed' || outcome.kind === 'ended';
 
-async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
+async function runStepByStep(deps: Deps, taskId: string, shape: number | undefined): Promise<void> {
   const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (row) => startingRoute(deps, row)));
   if (!started) return;
   // A snapshot recorded before settings existed gets them now, from the same context.
@@ -61,7 +61,10 @@ async function runStepByStep(deps: Deps, taskId: string): Promise<void> {
     await checkpoint(deps, task, 'pre_routing');
     return routeTask(deps, task);
   };
-  if (await runToEnd(deps, task, routed) === 'completed') await titleSession(deps, task);
+  if (await runToEnd(deps, task, routed) !== 'completed') return;
+  // Its completion asked for the session's title; a workflow started before completions did (no shape) asks in a step.
+  if (shape === undefined) await titleSession(deps, task);
+  else deps.titles.nudge();
 }
 
 /**

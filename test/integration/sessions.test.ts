@@ -168,6 +168,23 @@ describe('sessions', () => {
     assert.equal(paged.total_count, list.total_count);
   });
 
+  it('a task run step by step asks for its session\'s title in its completion, without a step of its own', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'Compare two rivers, then summarise', mode: 'standard', session_id: 'planned-title' });
+    assert.equal(submitted.status, 200, submitted.text);
+    const taskId = submitted.body.task_id;
+    assert.equal((await waitForTask(gateway(), taskId)).status, 'TASK_STATUS_COMPLETED');
+    await waitForWorkflows(gateway(), [taskId]);
+    const titled = await waitFor('the generated title', async () => {
+      const detail = (await gateway().request('GET', '/api/v1/sessions/planned-title')).body;
+      return detail.context.title ? detail : undefined;
+    });
+    assert.ok(titled.title.length > 0);
+    const { rows } = await gateway().sql.query('select function_name from dbos.operation_outputs where workflow_uuid = $1 order by function_id', [taskId]);
+    const steps = rows.map((row) => row.function_name);
+    assert.ok(steps.includes('start-task') && steps.includes('complete-task'), `run step by step: ${steps.join(', ')}`);
+    assert.ok(!steps.includes('session-title'), `no title step: ${steps.join(', ')}`);
+  });
+
   it('a title is generated after the first task, and a title set by the owner is never overwritten', async () => {
     const [firstTask] = await converse(gateway(), 'titled-session', ['Plan a trip to Kyoto in spring']);
     const titled = await waitFor('the generated title', async () => {
