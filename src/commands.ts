@@ -150,7 +150,7 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
   const webhookDelivery = registerWebhookDelivery(deps);
   await launchEngine({
     databaseUrl: connection.url, role: config.role, queueLane: lanes.queue,
-    executorId: identity.id, poolSize: config.enginePoolSize, logger, admission,
+    executorId: identity.id, poolSize: config.enginePoolSize, logger, admission, namedStatements: config.databasePool.namedStatements,
   });
 
   await adoptUnpartitionedWorkflows(deps);

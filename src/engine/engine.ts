@@ -11,6 +11,7 @@ import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/
 import { withOwnConnection } from '../db/own-connection.ts';
 import { holdQueueWhileRefused, type MemoryAdmission } from './memory-admission.ts';
 import { serverStream } from '../db/server-stream.ts';
+import { clientNaming, createStatementNames } from '../db/statement-names.ts';
 
 export const TASK_QUEUE = 'agentgate-tasks';
 /**
@@ -41,6 +42,8 @@ export interface EngineOptions {
   logger: Logger;
   /** While it refuses, the process takes nothing from the task queue. */
   admission: MemoryAdmission;
+  /** Prepare the engine's per-task statements by name on each connection (DB_NAMED_STATEMENTS). */
+  namedStatements: boolean;
 }
 
 let enginePool: pg.Pool | undefined;
@@ -91,12 +94,27 @@ function createEnginePool(options: EngineOptions, log: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withIdleTransactionTimeout(options.databaseUrl),
     stream: serverStream,
+    ...(options.namedStatements ? { Client: clientNaming(engineStatementNames()) } : {}),
     max: options.poolSize,
     // What the engine names its own connections: who is connected reads the same in pg_stat_activity.
     application_name: `dbos_transact_${options.executorId}_${APPLICATION_VERSION}`,
     connectionTimeoutMillis: ENGINE_CONNECT_TIMEOUT_MS,
   });
   return survivingLostConnections(pool, (error) => log.debug({ err: error }, 'engine connection lost'));
+}
+
+/**
+ * The engine's statements that every task runs, each on one workflow by its key: its start (the status and input
+ * inserts), the cancel check and step-record read before a step, its end (the status update and output insert).
+ * Parsing and planning them anew for every execution was a seventh of Postgres's CPU per streamed chat completion
+ * (docs/decisions.md, "Issue 30: the engine's per-task statements prepared by name"). The queue's statements stay
+ * unnamed: a generic plan for its search of partitions is not one to keep.
+ */
+const KEYED_ENGINE_STATEMENT = /^\s*(SELECT status FROM "[^"]+"\.workflow_status WHERE workflow_uuid=\$1\s*$|INSERT INTO "[^"]+"\.workflow_(status|input|output)\b|UPDATE "[^"]+"\.workflow_status SET status=|SELECT output, error, child_workflow_id, function_name, serialization\s+FROM "[^"]+"\.operation_outputs)/;
+
+export function engineStatementNames(): (text: string) => string | undefined {
+  const nameOf = createStatementNames();
+  return (text) => (KEYED_ENGINE_STATEMENT.test(text) ? nameOf(text) : undefined);
 }
 
 /**
