@@ -43,7 +43,7 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
   if (outcome.kind === 'declined') return runStepByStep(deps, taskId, TASK_WORKFLOW_SHAPE);
   if (outcome.kind !== 'held') return;
   const { task, answer } = outcome;
-  if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge();
+  if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge(task);
 }
 
 /**
@@ -64,7 +64,7 @@ async function runStepByStep(deps: Deps, taskId: string, shape: number | undefin
   if (await runToEnd(deps, task, routed) !== 'completed') return;
   // Its completion asked for the session's title; a workflow started before completions did (no shape) asks in a step.
   if (shape === undefined) await titleSession(deps, task);
-  else deps.titles.nudge();
+  else deps.titles.nudge(task);
 }
 
 /**

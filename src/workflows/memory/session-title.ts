@@ -10,5 +10,5 @@ import { runTaskStep } from '../runtime/task-step.ts';
  */
 export async function titleSession(deps: Deps, task: TaskSnapshot): Promise<void> {
   await runTaskStep(deps, 'session-title', () => requestSessionTitle(deps.db, task));
-  deps.titles.nudge();
+  deps.titles.nudge(task);
 }

@@ -22,7 +22,7 @@ const TITLE_INSTRUCTIONS = 'Write a title for the conversation that starts with 
   + '(5 to 15 characters for Chinese, Japanese or Korean), in the language of the message, without quotes, '
   + 'emoji or final punctuation. Answer with the title only.';
 
-type TitledTask = { id: string; sessionId: string; query: string; context: Record<string, unknown> };
+export type TitledTask = { id: string; sessionId: string; query: string; context: Record<string, unknown> };
 
 /**
  * What titles a session that has none: a mark for the titler with the completed task whose query names it, made
@@ -44,8 +44,11 @@ export async function requestSessionTitle(db: Db, task: TitledTask): Promise<voi
 const isOpenAiConversation = (context: Record<string, unknown>) => typeof context.openai_model === 'string';
 
 export interface SessionTitler {
-  /** A task completed here: title its session soon. */
-  nudge(): void;
+  /**
+   * A task completed here: title its session soon, unless its completion named the session itself (an OpenAI-layer
+   * conversation), when the titler has nothing to look for.
+   */
+  nudge(task: TitledTask): void;
   /** Titles every session waiting for one (at start-up and periodically, for requests from any process). */
   sweep(): Promise<void>;
 }
@@ -93,7 +96,8 @@ export function createSessionTitler(deps: TitlerDeps): SessionTitler {
   };
 
   return {
-    nudge() {
+    nudge(task) {
+      if (sessionTitleRequest(task).title !== undefined) return;
       sweep().catch((error: unknown) => deps.logger.warn({ err: error }, 'session titles not generated; the next sweep retries'));
     },
     sweep,

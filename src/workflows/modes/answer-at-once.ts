@@ -53,7 +53,7 @@ export async function answerAtOnce(deps: Deps, taskId: string, chooseRoute: Choo
     const completion = outcome.closed!;
     if (completion.kind === 'cancelled') throw new TaskCancelledError('pre_completion');
     if (completion.kind === 'held') return { kind: 'held', task, answer: completion.answer };
-    deps.titles.nudge();
+    deps.titles.nudge(task);
     return { kind: 'completed' };
   }, false));
 }
