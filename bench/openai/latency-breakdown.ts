@@ -47,6 +47,6 @@ export async function breakDownLatency(pool: pg.Pool, requests: TimedRequest[]):
     segment('task row → task started (commit; a direct start, or the DBOS queue\'s poll and dequeue beyond the direct lane; the start transaction)', ({ task }) => task.started_ms - task.created_ms),
     segment('task started → LLM_PROMPT (since issue 13 both in the one start transaction: 0)', ({ task }) => task.prompt_ms - task.started_ms),
     segment('LLM_PROMPT → first LLM_PARTIAL written (the mock\'s first token, then the group commit of the first delta)', ({ task }) => task.partial_ms - task.prompt_ms),
-    segment('first LLM_PARTIAL → first content chunk at the client (wake, read, SSE, client)', ({ request, firstTokenMs, task }) => request.sentAtMs + firstTokenMs - task.partial_ms),
+    segment('first LLM_PARTIAL → first content chunk at the client (the chunk is sent as the delta\'s write is queued, so this is below 0 when it arrives before the write begins)', ({ request, firstTokenMs, task }) => request.sentAtMs + firstTokenMs - task.partial_ms),
   ];
 }

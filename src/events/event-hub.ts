@@ -29,6 +29,13 @@ export interface EventHub {
    * the hand-over did not bring is announced when the last append under way ends.
    */
   appending(taskId: string): () => void;
+  /**
+   * Hands the first token text of a task's answer to this process's previewers of the task as its append is
+   * queued, before it commits (the OpenAI layer's first token: see docs/decisions.md). Its stored event follows as usual.
+   */
+  preview(taskId: string, text: string): void;
+  /** Calls `onPreview` with each preview of the task's answer (preview); returns the unsubscribe function. */
+  subscribePreviews(taskId: string, onPreview: (text: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -77,6 +84,7 @@ export async function createEventHub(connectionString: string, logger: Logger): 
     };
   };
   const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
+  const previewers = new Map<string, Set<(text: string) => void>>();
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString, stream: serverStream, application_name: 'agentgate-events' });
@@ -115,6 +123,18 @@ export async function createEventHub(connectionString: string, logger: Logger): 
     },
     wake,
     appending,
+    preview(taskId, text) {
+      for (const onPreview of previewers.get(taskId) ?? []) onPreview(text);
+    },
+    subscribePreviews(taskId, onPreview) {
+      let set = previewers.get(taskId);
+      if (!set) previewers.set(taskId, set = new Set());
+      set.add(onPreview);
+      return () => {
+        set.delete(onPreview);
+        if (set.size === 0) previewers.delete(taskId);
+      };
+    },
     async close() {
       closed = true;
       await client?.end().catch(() => {});

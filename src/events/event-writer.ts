@@ -34,6 +34,11 @@ export interface EventWriterOptions {
    * otherwise it is coalesced like the rest, and a short text goes out with the step's last commit.
    */
   firstDeltaAtOnce?: boolean;
+  /**
+   * Given the first delta (with `firstDeltaAtOnce`) as it is queued, before it commits: a stream of this process
+   * that cannot resume (the OpenAI layer) shows it at once.
+   */
+  previewFirstDelta?: (text: string) => void;
   /** The process's group committer: it writes the appends of all tasks together and wakes their followers. */
   appends: GroupCommitter;
   /** No earlier run of the step can have written token text (its task had not started): nothing to look up and skip. */
@@ -109,8 +114,10 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
       bufferedAgent = agentId;
       buffered += delta;
       // The first delta of an answer goes out at once (time to first token); later ones are coalesced.
-      if (offset === 0 && firstDeltaAtOnce) flushPartial();
-      else timer ??= setTimeout(flushPartial, partialIntervalMs);
+      if (offset === 0 && firstDeltaAtOnce) {
+        options.previewFirstDelta?.(buffered);
+        flushPartial();
+      } else timer ??= setTimeout(flushPartial, partialIntervalMs);
     },
     async flush() {
       flushPartial();

@@ -29,7 +29,8 @@ interface StreamOptions {
  * Streams a task as `chat.completion.chunk`s: first the role (spec 4.11; with empty content, as OpenAI sends it),
  * then the final answer's real token deltas as the model produces them, service events after the role on
  * empty-delta chunks, the client tools the model called as `delta.tool_calls`, a last chunk with the finish reason
- * (and usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream.
+ * (and usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream, except the
+ * answer's first delta when the task runs in this process: it is shown as its write is queued (EventHub.preview).
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const sse = openSse(request, reply, {
@@ -38,10 +39,26 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   const chunk = createChunker(options.model);
   let streamedAnswer = false;
   const sendContent = async (text: string) => { if (text !== '') await sse.send({ data: chunk.content(text) }); };
+  /** The answer's first delta, shown as it was queued for its commit (EventHub.preview): its stored event is not sent again. */
+  let previewed: string | undefined;
+  const stopPreviews = deps.events.subscribePreviews(options.taskId, (text) => {
+    if (streamedAnswer || sse.signal.aborted) return;
+    streamedAnswer = true;
+    previewed = text;
+    void sendContent(text);
+  });
   try {
     await sse.send({ data: chunk.content('') });
     const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
     for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal, logger: deps.logger })) {
+      if (isAnswerDelta(event) && previewed !== undefined) {
+        const shown = previewed;
+        previewed = undefined;
+        if (event.message === shown) continue;
+        // What was shown was never stored (its write failed, and the answer was made again): the text cannot be mended.
+        await sse.send({ data: JSON.stringify({ error: { message: `the answer was made again after its first words were sent; read task ${options.taskId} for the whole answer`, type: 'server_error', code: 'answer_restarted' } }) });
+        return;
+      }
       if (isAnswerDelta(event)) {
         streamedAnswer = true;
         await sendContent(event.message ?? '');
@@ -58,6 +75,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
     }
     await finish(deps, sse, chunk, options);
   } finally {
+    stopPreviews();
     options.lease.release();
     sse.end();
   }

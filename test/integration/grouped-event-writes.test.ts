@@ -51,7 +51,7 @@ async function seededDatabase(t: TestContext, count: number): Promise<SeededData
 /** Records wake-ups instead of fanning them out. */
 function recordingHub(): EventHub & { woken: Set<string> } {
   const woken = new Set<string>();
-  return { woken, subscribe: () => () => {}, wake: (taskId) => { woken.add(taskId); }, appending: () => () => {}, close: async () => {} };
+  return { woken, subscribe: () => () => {}, wake: (taskId) => { woken.add(taskId); }, appending: () => () => {}, preview: () => {}, subscribePreviews: () => () => {}, close: async () => {} };
 }
 
 /** Every notification on the events channel, as sent. */

@@ -1,9 +1,35 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
+import pg from 'pg';
 import { registerAccount } from '../helpers/accounts.ts';
-import { useGateway } from '../helpers/gateway.ts';
-import { parseSseText } from '../helpers/sse-client.ts';
+import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { parseSseText, readSse } from '../helpers/sse-client.ts';
+
+/** Holds every write of token text (LLM_PARTIAL) in its transaction until released: a trigger waits for a lock held here. */
+async function holdTokenWrites(databaseUrl: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query(`
+    create function hold_token_write() returns trigger language plpgsql as $$
+    begin perform pg_advisory_xact_lock(4245); return new; end $$;
+    create trigger hold_token_write before insert on task_events for each row when (new.type = 'LLM_PARTIAL') execute function hold_token_write()`);
+  await holder.query('select pg_advisory_lock(4245)');
+  let released = false;
+  return {
+    async waiting() {
+      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4245 and not granted`);
+      return rows[0].count > 0;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      await holder.query('select pg_advisory_unlock(4245)');
+      await holder.query('drop trigger hold_token_write on task_events; drop function hold_token_write()');
+      await holder.end();
+    },
+  };
+}
 
 describe('OpenAI-compatible layer with the official client', () => {
   const gateway = useGateway();
@@ -36,6 +62,37 @@ describe('OpenAI-compatible layer with the official client', () => {
     assert.deepEqual(last.choices[0].delta, {});
     assert.ok(last.usage && last.usage.total_tokens > 0);
     assert.ok(chunks.some((chunk) => (chunk as any).service_events?.some((event: any) => event.type === 'AGENT_STARTED')), 'service events ride along');
+  });
+
+  it('shows the answer\'s first words as their write is queued, once, while native streams wait for the log', async () => {
+    const hold = await holdTokenWrites(gateway().databaseUrl);
+    try {
+      // Without the early words the stream would wait for the held write for good: the test gives up instead.
+      const { data: stream, response } = await client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'first words early' }], stream: true },
+        { signal: AbortSignal.timeout(15_000) }).withResponse();
+      const taskId = response.headers.get('x-workflow-id')!;
+      const chunks = stream[Symbol.asyncIterator]();
+      const contents: string[] = [];
+      while (contents.length === 0) {
+        const next = await chunks.next();
+        assert.equal(next.done, false, 'the stream gives its first words while their write is held');
+        const content = next.value.choices[0]?.delta?.content;
+        if (content) contents.push(content);
+      }
+      await waitFor('the write of the first words to be held', async () => (await hold.waiting()) || undefined);
+      const { rows: [stored] } = await gateway().sql.query(`select count(*)::int as count from task_events where task_id = $1 and type = 'LLM_PARTIAL'`, [taskId]);
+      assert.equal(stored.count, 0, 'shown before they were stored');
+      const native = await readSse(`${gateway().url}/api/v1/stream/sse?workflow_id=${taskId}`, { timeoutMs: 500 });
+      assert.ok(native.messages.some((message) => message.event === 'AGENT_STARTED'), 'a native stream has the stored events');
+      assert.ok(!native.messages.some((message) => message.event === 'thread.message.delta'), 'and no token text before it is stored: it can resume by id');
+
+      await hold.release();
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) contents.push(next.value.choices[0]?.delta?.content ?? '');
+      const task = await waitForTask(gateway(), taskId);
+      assert.equal(contents.join(''), task.result, 'the first words once, then the rest: the stored answer');
+    } finally {
+      await hold.release();
+    }
   });
 
   it('a three-message conversation keeps its context through the derived session; another user gets another session', async () => {

@@ -109,6 +109,7 @@ export function openAgentEventWriter(deps: Deps, task: TaskSnapshot, stepKey: st
     partialMarks: call.finalAnswer ? { final_answer: true } : undefined,
     // An intermediate agent's text is progress, not the answer: its first delta waits like the rest.
     firstDeltaAtOnce: call.finalAnswer === true,
+    previewFirstDelta: call.finalAnswer === true ? (text) => deps.events.preview(task.id, text) : undefined,
   });
 }
 
