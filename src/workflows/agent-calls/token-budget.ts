@@ -96,8 +96,7 @@ export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskS
 
 /** settleTokens inside the caller's transaction (the one that also completes the task). */
 export async function settleTokensWithin(transaction: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
-  await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result);
-  await transaction.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
+  await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result, { releasing: true });
   const after = await readBudgets(transaction, config, task, undefined);
   return after.flatMap((state) => {
     const spent = state.scope === 'run' ? result.costUsd : result.inputTokens + result.outputTokens;
