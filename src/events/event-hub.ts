@@ -112,33 +112,28 @@ export async function createEventHub(connectionString: string, logger: Logger): 
   await connect();
 
   return {
-    subscribe(taskId, onWake) {
-      let set = subscribers.get(taskId);
-      if (!set) subscribers.set(taskId, set = new Set());
-      set.add(onWake);
-      return () => {
-        set.delete(onWake);
-        if (set.size === 0) subscribers.delete(taskId);
-      };
-    },
+    subscribe: (taskId, onWake) => addListener(subscribers, taskId, onWake),
     wake,
     appending,
     preview(taskId, text) {
       for (const onPreview of previewers.get(taskId) ?? []) onPreview(text);
     },
-    subscribePreviews(taskId, onPreview) {
-      let set = previewers.get(taskId);
-      if (!set) previewers.set(taskId, set = new Set());
-      set.add(onPreview);
-      return () => {
-        set.delete(onPreview);
-        if (set.size === 0) previewers.delete(taskId);
-      };
-    },
+    subscribePreviews: (taskId, onPreview) => addListener(previewers, taskId, onPreview),
     async close() {
       closed = true;
       await client?.end().catch(() => {});
     },
+  };
+}
+
+/** Adds a listener of a key; returns its removal, which forgets the key with its last listener. */
+function addListener<Listener>(listeners: Map<string, Set<Listener>>, key: string, listener: Listener): () => void {
+  let set = listeners.get(key);
+  if (!set) listeners.set(key, set = new Set());
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0) listeners.delete(key);
   };
 }
 

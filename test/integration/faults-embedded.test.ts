@@ -51,6 +51,9 @@ test('the embedded postmaster killed mid-load is started again: every task compl
 
 test('/health fails while the embedded server cannot be started again, and recovers once it can', { timeout: 120_000 }, async (t) => {
   const { gateway, clusterDir, port } = await startEmbeddedGateway(t);
+  // Frozen meanwhile, the gateway cannot start its server again before the port is taken (it checks every second,
+  // and on a loaded machine it won that race).
+  gateway.signal('SIGSTOP');
   await killPostmaster(clusterDir);
   // Take the server's port so that its restart fails.
   const squatter = net.createServer();
@@ -63,7 +66,7 @@ test('/health fails while the embedded server cannot be started again, and recov
       await sleep(20);
       return undefined;
     }
-  });
+  }).finally(() => gateway.signal('SIGCONT'));
   const failing = await waitFor('/health to fail', async () => {
     const health = await gateway.request('GET', '/health');
     return health.status === 503 ? health : undefined;

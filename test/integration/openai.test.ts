@@ -1,35 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import pg from 'pg';
 import { registerAccount } from '../helpers/accounts.ts';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { holdInserts } from '../helpers/held-inserts.ts';
 import { parseSseText, readSse } from '../helpers/sse-client.ts';
-
-/** Holds every write of token text (LLM_PARTIAL) in its transaction until released: a trigger waits for a lock held here. */
-async function holdTokenWrites(databaseUrl: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
-  const holder = new pg.Client({ connectionString: databaseUrl });
-  await holder.connect();
-  await holder.query(`
-    create function hold_token_write() returns trigger language plpgsql as $$
-    begin perform pg_advisory_xact_lock(4245); return new; end $$;
-    create trigger hold_token_write before insert on task_events for each row when (new.type = 'LLM_PARTIAL') execute function hold_token_write()`);
-  await holder.query('select pg_advisory_lock(4245)');
-  let released = false;
-  return {
-    async waiting() {
-      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4245 and not granted`);
-      return rows[0].count > 0;
-    },
-    async release() {
-      if (released) return;
-      released = true;
-      await holder.query('select pg_advisory_unlock(4245)');
-      await holder.query('drop trigger hold_token_write on task_events; drop function hold_token_write()');
-      await holder.end();
-    },
-  };
-}
 
 describe('OpenAI-compatible layer with the official client', () => {
   const gateway = useGateway();
@@ -65,7 +40,8 @@ describe('OpenAI-compatible layer with the official client', () => {
   });
 
   it('shows the answer\'s first words as their write is queued, once, while native streams wait for the log', async () => {
-    const hold = await holdTokenWrites(gateway().databaseUrl);
+    // Every write of token text waits in its transaction until released.
+    const hold = await holdInserts(gateway().databaseUrl, 'task_events', { when: `new.type = 'LLM_PARTIAL'`, lockKey: 4245 });
     try {
       // Without the early words the stream would wait for the held write for good: the test gives up instead.
       const { data: stream, response } = await client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: 'first words early' }], stream: true },

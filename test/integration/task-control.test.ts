@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pg from 'pg';
 import { useGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { holdInserts } from '../helpers/held-inserts.ts';
 
 /** The engine's state of the task's workflow: SUCCESS once it returned (completed, parked or ended), CANCELLED if never started. */
 const workflowStatus = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
@@ -13,31 +13,6 @@ const queueOf = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskI
 
 const eventTypes = async (gateway: ReturnType<ReturnType<typeof useGateway>>, taskId: string) =>
   (await gateway.sql.query('select type, payload from task_events where task_id = $1 order by seq', [taskId])).rows;
-
-/** Holds every workflow's start (the engine's insert of its row) until released. */
-async function holdWorkflowStarts(databaseUrl: string): Promise<{ waiting(): Promise<boolean>; release(): Promise<void> }> {
-  const holder = new pg.Client({ connectionString: databaseUrl });
-  await holder.connect();
-  await holder.query(`
-    create function hold_workflow_start() returns trigger language plpgsql as $$
-    begin perform pg_advisory_xact_lock(4244); return new; end $$;
-    create trigger hold_workflow_start before insert on dbos.workflow_status for each row execute function hold_workflow_start()`);
-  await holder.query('select pg_advisory_lock(4244)');
-  let released = false;
-  return {
-    async waiting() {
-      const { rows } = await holder.query(`select count(*)::int as count from pg_locks where locktype = 'advisory' and objid = 4244 and not granted`);
-      return rows[0].count > 0;
-    },
-    async release() {
-      if (released) return;
-      released = true;
-      await holder.query('select pg_advisory_unlock(4244)');
-      await holder.query('drop trigger hold_workflow_start on dbos.workflow_status; drop function hold_workflow_start()');
-      await holder.end();
-    },
-  };
-}
 
 describe('pause, resume and cancel', () => {
   const gateway = useGateway();
@@ -143,7 +118,8 @@ describe('pause, resume and cancel', () => {
   });
 
   it('a task cancelled between its submission and its workflow\'s start: the workflow begins from the submitted row, calls no model and leaves it cancelled', async () => {
-    const hold = await holdWorkflowStarts(gateway().databaseUrl);
+    // Every workflow's start (the engine's insert of its row) waits until released.
+    const hold = await holdInserts(gateway().databaseUrl, 'dbos.workflow_status', { lockKey: 4244 });
     try {
       const submission = gateway().request('POST', '/api/v1/tasks', { query: 'held at its start' });
       const taskId = await waitFor('the task row', async () =>

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { Caller } from '../../../src/auth/caller.ts';
 import type { Deps } from '../../../src/deps.ts';
 import { answerKey, continuationKey, resolveChatSession } from '../../../src/openai/chat-session.ts';
 import { toChatTask } from '../../../src/openai/chat-task.ts';
 import { SERVICE_MODELS } from '../../../src/openai/models.ts';
+import { recordingDb } from '../../helpers/recording-db.ts';
 
 type Message = { role: 'system' | 'user' | 'assistant'; content: string };
 const model = SERVICE_MODELS[0];
@@ -27,15 +27,7 @@ test('the transcript remembered with an answer is the one the next turn looks up
 
 test('deriving a session costs no query for an opening and one for a later turn, however popular the opening', async () => {
   const queries: string[] = [];
-  const db = new Kysely<any>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (inner) => new PostgresIntrospector(inner),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    log: (event) => { queries.push(event.query.sql); },
-  });
+  const db = recordingDb(queries);
   const deps = { db } as unknown as Deps;
   const caller = { tenantId: 't', userId: 'u' } as Caller;
   const opening = chatOf([{ role: 'user', content: 'Hi' }]);

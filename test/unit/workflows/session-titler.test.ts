@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { test } from 'node:test';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { pino } from 'pino';
 import { createSessionTitler, type TitlerDeps } from '../../../src/workflows/memory/session-titles.ts';
+import { recordingDb } from '../../helpers/recording-db.ts';
 
 test('a completed task nudges the titler to look for untitled sessions, unless its completion named the session itself', async () => {
   const queries: string[] = [];
-  const db = new Kysely<any>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (inner) => new PostgresIntrospector(inner),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    log: (event) => { queries.push(event.query.sql); },
-  });
+  const db = recordingDb(queries);
   const titler = createSessionTitler({ db, logger: pino({ level: 'silent' }) } as unknown as TitlerDeps);
   const task = { id: 't-1', sessionId: 's-1', query: 'What is the capital of France?' };
 
