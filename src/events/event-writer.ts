@@ -52,7 +52,7 @@ export interface EventWriterOptions {
  * deterministic model therefore continues its stream exactly where the crash cut it.
  */
 export async function openEventWriter(options: EventWriterOptions): Promise<EventWriter> {
-  const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks, firstDeltaAtOnce = true } = options;
+  const { db, appends, taskId, stepKey, partialIntervalMs, partialMarks, firstDeltaAtOnce = true, previewFirstDelta } = options;
   let alreadyRecordedChars = options.isFirstRun ? 0 : await recordedPartialChars(db, taskId, stepKey);
   let position = 0;
   let offset = 0;
@@ -115,7 +115,7 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
       buffered += delta;
       // The first delta of an answer goes out at once (time to first token); later ones are coalesced.
       if (offset === 0 && firstDeltaAtOnce) {
-        options.previewFirstDelta?.(buffered);
+        previewFirstDelta?.(buffered);
         flushPartial();
       } else timer ??= setTimeout(flushPartial, partialIntervalMs);
     },

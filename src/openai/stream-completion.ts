@@ -45,7 +45,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
     if (streamedAnswer || sse.signal.aborted) return;
     streamedAnswer = true;
     previewed = text;
-    void sendContent(text);
+    sendContent(text).catch((error: unknown) => deps.logger.warn({ err: error, task_id: options.taskId }, 'first words not sent'));
   });
   try {
     await sse.send({ data: chunk.content('') });
@@ -56,7 +56,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
         previewed = undefined;
         if (event.message === shown) continue;
         // What was shown was never stored (its write failed, and the answer was made again): the text cannot be mended.
-        await sse.send({ data: JSON.stringify({ error: { message: `the answer was made again after its first words were sent; read task ${options.taskId} for the whole answer`, type: 'server_error', code: 'answer_restarted' } }) });
+        await sse.send({ data: errorChunk(`the answer was made again after its first words were sent; read task ${options.taskId} for the whole answer`, 'server_error', 'answer_restarted') });
         return;
       }
       if (isAnswerDelta(event)) {
@@ -70,7 +70,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
     }
     if (sse.signal.aborted) return;
     if (options.lease.revoked.aborted) {
-      await sse.send({ data: JSON.stringify({ error: { message: options.lease.revoked.reason, type: 'authentication_error', code: 'credential_revoked' } }) });
+      await sse.send({ data: errorChunk(String(options.lease.revoked.reason), 'authentication_error', 'credential_revoked') });
       return;
     }
     await finish(deps, sse, chunk, options);
@@ -85,7 +85,7 @@ async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: Strea
   const { usage, ...task } = await readFinishedTask(deps, options.taskId);
   await options.onUsage(usage);
   if (task.status !== 'COMPLETED') {
-    await sse.send({ data: JSON.stringify({ error: { message: `the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, type: 'server_error', code: 'internal_error' } }) });
+    await sse.send({ data: errorChunk(`the task ended ${task.status.toLowerCase()}: ${task.error ?? ''}`, 'server_error', 'internal_error') });
   } else {
     const answer = taskAnswerOf(task);
     for (const [index, call] of answer.toolCalls.entries()) {
@@ -97,6 +97,9 @@ async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: Strea
   }
   await sse.send({ data: '[DONE]' });
 }
+
+/** An error in the stream, as OpenAI sends one mid-stream: an `error` object in place of a chunk. */
+const errorChunk = (message: string, type: string, code: string) => JSON.stringify({ error: { message, type, code } });
 
 type Chunker = ReturnType<typeof createChunker>;
 
