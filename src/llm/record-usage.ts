@@ -11,10 +11,14 @@ export interface UsageOwner {
 
 /**
  * One row per model call. `callKey` is stable for the call site, so a call repeated after a crash
- * replaces its row rather than counting twice. `releasing`: the call's token reservation, kept under the same key,
- * is deleted by the same statement (the usage now counts in its place).
+ * replaces its row rather than counting twice.
  */
-export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: ModelTextResult, { releasing = false } = {}): Promise<void> {
+export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, agentId: string, result: ModelTextResult): Promise<void> {
+  await usageRecordWrite(db, callKey, owner, agentId, result).execute();
+}
+
+/** recordUsage's statement, not yet run: a caller may make it part of a larger statement (a CTE). */
+export function usageRecordWrite(db: Pick<Db, 'insertInto'>, callKey: string, owner: UsageOwner, agentId: string, result: ModelTextResult) {
   const row = {
     call_key: callKey,
     task_id: owner.taskId,
@@ -31,11 +35,5 @@ export async function recordUsage(db: Db, callKey: string, owner: UsageOwner, ag
     cache_write_tokens: result.cacheWriteTokens ?? 0,
     cost_usd: result.costUsd,
   };
-  // The CTE only adds a name the insert does not use: typed as the statement without it (as in task-state/lifecycle.ts).
-  const writer: Pick<Db, 'insertInto'> = releasing
-    ? db.with('released', (inner) => inner.deleteFrom('token_reservations').where('call_key', '=', callKey)) as unknown as Db
-    : db;
-  await writer.insertInto('usage_records').values(row)
-    .onConflict((conflict) => conflict.column('call_key').doUpdateSet(row))
-    .execute();
+  return db.insertInto('usage_records').values(row).onConflict((conflict) => conflict.column('call_key').doUpdateSet(row));
 }

@@ -14,6 +14,7 @@ import type { ToolDefinition } from '../../src/tools/registry.ts';
 import type { AgentCall } from '../../src/workflows/agent-calls/call-agent.ts';
 import { roleToolSet } from '../../src/workflows/agent-calls/role-tools.ts';
 import { runAgent } from '../../src/workflows/agent-calls/run-agent.ts';
+import { reserveTokensWithin, settleTokens } from '../../src/workflows/agent-calls/token-budget.ts';
 import { parseTaskSettings } from '../../src/workflows/runtime/task-settings.ts';
 import type { TaskSnapshot } from '../../src/workflows/runtime/task-snapshot.ts';
 import { useGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
@@ -255,6 +256,28 @@ describe('the tool loop of one agent', () => {
     await assert.rejects(running, /cancelled by the test/);
     const usage = await db.selectFrom('usage_records').select('call_key').where('task_id', '=', task.id).where('agent_id', '=', 'tool-agent').execute();
     assert.equal(usage.length, 1);
+    const reserved = await db.selectFrom('token_reservations').select('call_key').where('task_id', '=', task.id).execute();
+    assert.deepEqual(reserved, []);
+  });
+
+  it('a settlement releases its reservation, crosses each threshold once, and repeated after a crash replaces its usage row', async () => {
+    const task = await taskWith([]);
+    await db.updateTable('tasks').set({ token_budget: 1000 }).where('id', '=', task.id).execute();
+    const deps = depsFor();
+    const settle = async (callKey: string, inputTokens: number, outputTokens: number) => {
+      await db.transaction().execute((transaction) => reserveTokensWithin(transaction, deps.config, task, callKey, inputTokens, outputTokens));
+      const crossings = await settleTokens(db, deps.config, task, callKey, 'settler', {
+        text: 'answer', model: 'mock-model', provider: 'mock', inputTokens, outputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, attempts: 1,
+      });
+      return crossings.filter((crossing) => crossing.scope === 'task').map((crossing) => [crossing.threshold, crossing.used]);
+    };
+    assert.deepEqual(await settle('settle#1', 700, 150), [[80, 850]]);
+    // The same call again (its step re-run after a crash): its earlier row is replaced, not added to.
+    assert.deepEqual(await settle('settle#1', 700, 250), [[80, 950], [90, 950]]);
+    assert.deepEqual(await settle('settle#2', 20, 10), []);
+    assert.deepEqual(await settle('settle#3', 20, 10), [[100, 1010]]);
+    const usage = await db.selectFrom('usage_records').select(['call_key', 'total_tokens']).where('task_id', '=', task.id).orderBy('call_key').execute();
+    assert.deepEqual(usage.map((row) => [row.call_key, Number(row.total_tokens)]), [['settle#1', 950], ['settle#2', 30], ['settle#3', 30]]);
     const reserved = await db.selectFrom('token_reservations').select('call_key').where('task_id', '=', task.id).execute();
     assert.deepEqual(reserved, []);
   });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
-import { recordUsage } from '../../llm/record-usage.ts';
+import { usageRecordWrite } from '../../llm/record-usage.ts';
 import { holdsSessionLock } from '../../task-state/change-task.ts';
 import { usedCost, usedTokens } from '../../llm/usage-totals.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -96,12 +96,23 @@ export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskS
 
 /** settleTokens inside the caller's transaction (the one that also completes the task). */
 export async function settleTokensWithin(transaction: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
-  await recordUsage(transaction, callKey, { taskId: task.id, ...task }, agentId, result, { releasing: true });
-  const after = await readBudgets(transaction, config, task, undefined);
-  return after.flatMap((state) => {
-    const spent = state.scope === 'run' ? result.costUsd : result.inputTokens + result.outputTokens;
+  // One statement writes the usage row and releases the reservation, and reads the budgets as they stood before
+  // it (its snapshot): without the call's reservation, and less the row it replaces when the call ran before a crash.
+  const { rows } = await sql<BudgetRow & { replaced_tokens: number; replaced_cost: number }>`
+    with released as (delete from token_reservations where call_key = ${callKey}),
+      recorded as (${usageRecordWrite(transaction, callKey, { taskId: task.id, ...task }, agentId, result)})
+    select ${budgetColumns(callKey)},
+      coalesce(replaced.total_tokens, 0)::int8 as replaced_tokens, coalesce(replaced.cost_usd, 0)::float8 as replaced_cost
+    from tasks t join sessions s on s.id = t.session_id left join usage_records replaced on replaced.call_key = ${callKey}
+    where t.id = ${task.id}`.execute(transaction);
+  const row = rows[0];
+  return budgetStatesOf(config, row).flatMap((read) => {
+    const [spent, replaced] = read.scope === 'run'
+      ? [result.costUsd, Number(row.replaced_cost)] : [result.inputTokens + result.outputTokens, Number(row.replaced_tokens)];
+    const withoutCall = read.used - replaced;
+    const state = { ...read, used: withoutCall + spent };
     return THRESHOLDS
-      .filter((threshold) => percent(state.used - spent, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
+      .filter((threshold) => percent(withoutCall, state.budget) < threshold && percent(state.used, state.budget) >= threshold)
       .map((threshold) => ({ ...state, threshold }));
   });
 }
@@ -126,13 +137,20 @@ async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, 
 
 /** Spent (usage rows) plus set aside (reservations of other calls) against each budget. */
 async function readBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  const { rows } = await sql<{ task_budget: number | null; session_budget: number; task_used: number; session_used: number; cost_budget: number | null; cost_used: number }>`
-    select t.token_budget as task_budget, s.token_budget as session_budget,
+  const { rows } = await sql<BudgetRow>`
+    select ${budgetColumns(excludeCallKey)} from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
+  return budgetStatesOf(config, rows[0]);
+}
+
+type BudgetRow = { task_budget: number | null; session_budget: number; task_used: number; session_used: number; cost_budget: number | null; cost_used: number };
+
+/** The budgets of task `t` and session `s`, and what each has used (reservations other than `excludeCallKey`'s counted as used). */
+const budgetColumns = (excludeCallKey: string | undefined) => sql`t.token_budget as task_budget, s.token_budget as session_budget,
       ${usedTokens('task_id', sql.ref('t.id'), excludeCallKey)} as task_used,
       ${usedTokens('session_id', sql.ref('s.id'), excludeCallKey)} as session_used,
-      t.cost_budget_usd::float8 as cost_budget, ${usedCost(sql.ref('t.id'), excludeCallKey)} as cost_used
-    from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
-  const row = rows[0];
+      t.cost_budget_usd::float8 as cost_budget, ${usedCost(sql.ref('t.id'), excludeCallKey)} as cost_used`;
+
+function budgetStatesOf(config: Readonly<Config>, row: BudgetRow): BudgetState[] {
   const states: BudgetState[] = [
     { scope: 'task', used: Number(row.task_used), budget: Number(row.task_budget ?? config.budgets.taskTokens) },
     { scope: 'session', used: Number(row.session_used), budget: Number(row.session_budget) },
