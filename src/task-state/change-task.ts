@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { retryConflicts, retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskRow } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
-import { appendTaskEvents, type NewTaskEvent, type TaskEvent } from '../events/append-event.ts';
+import { appendTaskEvents, type AlongsideWrite, type NewTaskEvent, type TaskEvent } from '../events/append-event.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import type { GroupCommitter } from '../events/group-commit.ts';
 import { tasksFinished, UNROUTED_MODE } from '../observability/metrics.ts';
@@ -26,6 +26,8 @@ export type Waiter = 'request' | 'workflow';
 
 export interface TaskChange<T> {
   events?: NewTaskEvent[];
+  /** Writes made with the events, in their statement: nothing in the change may read what they write. */
+  alongside?: AlongsideWrite[];
   result?: T;
 }
 
@@ -45,7 +47,7 @@ export async function changeTask<T = undefined>(
     const task = await (lockSession ? lockTaskAndSession(transaction, taskId) : transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst());
     if (!task) throw notFound('Task not found');
     const outcome = await change(transaction, task) ?? {};
-    const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? []);
+    const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? [], outcome.alongside);
     const ending = isTerminal(task.status) ? undefined : await endingOf(transaction, taskId, stored);
     return { result: outcome.result, stored, ending };
   });

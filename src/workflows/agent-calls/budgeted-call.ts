@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { retryUntilDatabaseAnswers } from '../../db/retry.ts';
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
-import type { NewTaskEvent } from '../../events/append-event.ts';
+import type { AlongsideWrite, NewTaskEvent } from '../../events/append-event.ts';
 import type { EventWriter } from '../../events/event-writer.ts';
 import { CapacityWaitError } from '../../llm/capacity-queue.ts';
 import { streamModelText, type ModelTextResult, type StreamModelTextRequest } from '../../llm/stream-model-text.ts';
@@ -22,7 +22,8 @@ export type ModelRequest = Omit<StreamModelTextRequest, 'abortSignal' | 'telemet
 /**
  * The writes that share the reservation's transaction (the task row locked). `reserve` sets the call's tokens
  * aside; the opening decides what else commits with it (an agent's opening events, a tool turn's rows and the
- * settlement of the turn before) and returns undefined when the call must not start (nothing is written).
+ * settlement of the turn before) and returns undefined when the call must not start (nothing is written). The
+ * reservation's row is written with the events, last: nothing the opening does after `reserve` may read reservations.
  */
 export type Opening = (transaction: Db, row: TaskRow, reserve: () => Promise<Reservation>) => Promise<{ events: NewTaskEvent[]; reservation: Reservation } | undefined>;
 
@@ -87,8 +88,11 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
   const open = call.open ?? reservationAlone;
   return changeTask(deps, task.id, 'workflow', async (transaction, row) => {
     allowForWaitsInSteps(task, row);
-    const opened = await open(transaction, row, () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens));
-    return opened && { events: opened.events, result: opened.reservation };
+    // The reservation's row is written with the opening's events, in their statement.
+    const alongside: AlongsideWrite[] = [];
+    const reserve = () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens, (write) => alongside.push(write));
+    const opened = await open(transaction, row, reserve);
+    return opened && { events: opened.events, result: opened.reservation, alongside };
   }, { lockSession: true });
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import type { AlongsideWrite } from '../../events/append-event.ts';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import { usageRecordWrite } from '../../llm/record-usage.ts';
 import { holdsSessionLock } from '../../task-state/change-task.ts';
@@ -36,7 +37,11 @@ export interface ThresholdCrossing extends BudgetState { threshold: number }
  * a budget together. The call's answer is capped to the room left: a call never starts that could exceed a budget
  * except by the error of the input estimate (chars / 4).
  */
-export async function reserveTokensWithin(transaction: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number): Promise<Reservation> {
+export async function reserveTokensWithin(
+  transaction: Db, config: Readonly<Config>, task: BudgetOwner, callKey: string, estimatedInput: number, wantedOutput: number,
+  /** Takes the reservation's row to write with the change's events (changeTask's `alongside`) instead of now. */
+  writeLater?: (write: AlongsideWrite) => void,
+): Promise<Reservation> {
   const states = await lockBudgets(transaction, config, task, callKey);
   const tokenStates = states.filter((state) => state.scope !== 'run');
   const exhausted = tokenStates.find((state) => state.budget - state.used - estimatedInput < MIN_ANSWER_TOKENS);
@@ -51,10 +56,11 @@ export async function reserveTokensWithin(transaction: Db, config: Readonly<Conf
     maxOutputTokens = Math.min(maxOutputTokens, affordable);
     costUsd = priceOf(task.costPrices, estimatedInput, maxOutputTokens);
   }
-  await transaction.insertInto('token_reservations')
+  const write = transaction.insertInto('token_reservations')
     .values({ call_key: callKey, task_id: task.id, session_id: task.sessionId, tokens: estimatedInput + maxOutputTokens, cost_usd: costUsd })
-    .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens, cost_usd: costUsd }))
-    .execute();
+    .onConflict((conflict) => conflict.column('call_key').doUpdateSet({ tokens: estimatedInput + maxOutputTokens, cost_usd: costUsd }));
+  if (writeLater) writeLater(write);
+  else await write.execute();
   return { granted: true, maxOutputTokens };
 }
 
