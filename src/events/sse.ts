@@ -38,12 +38,13 @@ export interface SseStream {
  */
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions): SseStream {
   const raw = reply.raw;
+  const socket = request.raw.socket;
   const controller = new AbortController();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
   reply.hijack();
   // A stream may stay quiet between pings longer than ordinary requests may (spec 8 timeouts).
-  request.raw.socket.setTimeout(0);
+  socket.setTimeout(0);
   raw.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -64,24 +65,27 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     write(': server shutting down; reconnect with Last-Event-ID\n\n');
     stop();
     if (!raw.writableEnded) raw.end();
-    request.raw.socket.end();
+    socket.end();
   };
   if (options.stopping?.aborted) onShutdown();
   options.stopping?.addEventListener('abort', onShutdown, { once: true });
-  request.raw.socket.once('close', stop);
+  socket.once('close', stop);
   raw.once('close', stop);
 
+  // Straight to the socket, not through `raw.write`: the response corks its socket until the next tick, so
+  // when one event wakes a thousand streams in one turn, no stream's bytes would leave before the last
+  // stream's turn had run. Written here, each leaves as its stream writes it (and in one syscall, not three).
   function write(text: string): boolean {
-    if (raw.writableEnded || raw.destroyed) return false;
-    raw.write(text);
+    if (raw.writableEnded || raw.destroyed || socket.writableEnded) return false;
+    if (text.length > 0) socket.write(raw.chunkedEncoding ? httpChunk(text) : text);
     return true;
   }
 
   async function writeWithinLimit(text: string): Promise<boolean> {
     if (!write(text)) return false;
-    if (raw.writableLength <= options.bufferLimitBytes) return true;
-    await Promise.race([once(raw, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
-    return raw.writableLength <= options.bufferLimitBytes;
+    if (socket.writableLength <= options.bufferLimitBytes) return true;
+    await Promise.race([once(socket, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
+    return socket.writableLength <= options.bufferLimitBytes;
   }
 
   return {
@@ -96,6 +100,11 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
       if (!raw.writableEnded) raw.end();
     },
   };
+}
+
+/** One chunk of HTTP/1.1's chunked transfer coding (RFC 9112 §7.1); never empty, as an empty chunk ends the body (`raw.end()` writes it). */
+function httpChunk(text: string): string {
+  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 }
 
 export function formatFrame(frame: SseFrame): string {

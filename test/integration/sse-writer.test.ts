@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
-import { formatFrame, openSse } from '../../src/events/sse.ts';
+import { formatFrame, openSse, type SseStream } from '../../src/events/sse.ts';
 import { parseSseText } from '../helpers/sse-client.ts';
 
 test('formatFrame writes id, event and one data line per line of data', () => {
@@ -46,3 +46,79 @@ test('a consumer that stops reading is cut off with a final error frame once the
   assert.deepEqual(ids, ids.map((_, index) => index + 1), 'everything before the cut-off arrived, in order');
   assert.equal(JSON.parse(last.data).last_event_id, String(ids.at(-1)), 'the error names the last delivered id to resume from');
 });
+
+/** A Fastify app whose one SSE route runs `serve` on the stream, listening on a free port. */
+async function sseApp(t: TestContext, serve: (sse: SseStream, socket: net.Socket) => Promise<void> | void): Promise<number> {
+  const app = Fastify();
+  app.get('/stream', async (request, reply) => {
+    const sse = openSse(request, reply, { pingIntervalMs: 60_000, bufferLimitBytes: 256 * 1024 });
+    await serve(sse, request.raw.socket);
+    sse.end();
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.after(() => app.close());
+  return (app.server.address() as net.AddressInfo).port;
+}
+
+/** The whole response to a raw request, as text: headers, then the body as it came over the wire. */
+async function rawResponse(port: number, requestText: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.write(requestText);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await new Promise((resolve) => socket.on('close', resolve));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+test('a frame is handed to the socket in the turn it is sent, not at the next tick', async (t) => {
+  // Streams woken together by one event are written in one turn: a frame held back to the next tick would
+  // wait for every other stream's turn before leaving.
+  const pending: number[] = [];
+  const port = await sseApp(t, async (sse, socket) => {
+    for (const id of ['1', '2', '3']) {
+      void sse.send({ id, event: 'x', data: 'ü'.repeat(100) });
+      pending.push(socket.writableLength);
+    }
+  });
+  const response = await rawResponse(port, 'GET /stream HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  assert.deepEqual(pending, [0, 0, 0], 'nothing left buffered in the process after each send');
+  const body = response.slice(response.indexOf('\r\n\r\n') + 4);
+  assert.match(response, /transfer-encoding: chunked/i);
+  assert.ok(body.endsWith('0\r\n\r\n'), 'the body ends with the last chunk');
+  assert.deepEqual(parseSseText(dechunk(body)).map((frame) => [frame.id, frame.data]), [['1', 'ü'.repeat(100)], ['2', 'ü'.repeat(100)], ['3', 'ü'.repeat(100)]]);
+});
+
+test('an HTTP/1.0 client gets the frames unframed, its body ended by the connection closing', async (t) => {
+  const port = await sseApp(t, async (sse) => {
+    await sse.send({ id: '1', event: 'x', data: 'one' });
+    sse.comment('between');
+    await sse.send({ id: '2', event: 'x', data: 'two' });
+  });
+  const response = await rawResponse(port, 'GET /stream HTTP/1.0\r\nHost: localhost\r\n\r\n');
+  assert.doesNotMatch(response, /transfer-encoding/i);
+  assert.equal(response.slice(response.indexOf('\r\n\r\n') + 4), 'id: 1\nevent: x\ndata: one\n\n: between\n\nid: 2\nevent: x\ndata: two\n\n');
+});
+
+test('a chunked body read by fetch joins to the frames exactly, multi-byte characters included', async (t) => {
+  const data = ['plain', 'ü€😀'.repeat(500), JSON.stringify({ text: 'line\nbreak' })];
+  const port = await sseApp(t, async (sse) => {
+    for (const [index, text] of data.entries()) await sse.send({ id: String(index), data: text });
+  });
+  const response = await fetch(`http://127.0.0.1:${port}/stream`);
+  assert.deepEqual(parseSseText(await response.text()).map((frame) => frame.data), data);
+});
+
+/** The payload of a chunked body, checking each chunk's size line against its bytes. */
+function dechunk(body: string): string {
+  const bytes = Buffer.from(body, 'utf8');
+  let payload = '';
+  let offset = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', offset);
+    const size = Number.parseInt(bytes.subarray(offset, lineEnd).toString('latin1'), 16);
+    if (size === 0) return payload;
+    payload += bytes.subarray(lineEnd + 2, lineEnd + 2 + size).toString('utf8');
+    assert.equal(bytes.subarray(lineEnd + 2 + size, lineEnd + 4 + size).toString('latin1'), '\r\n', 'a chunk is exactly its size');
+    offset = lineEnd + 4 + size;
+  }
+}
