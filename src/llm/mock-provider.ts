@@ -110,11 +110,17 @@ async function* streamReply(
 async function* streamTokens(tokens: string[], delayMs: number, signal: AbortSignal | undefined): AsyncGenerator<LanguageModelV3StreamPart> {
   yield { type: 'text-start', id: 'text-0' };
   const tokenDelayMs = tokens.length > 0 ? delayMs / tokens.length : 0;
+  // Each token is due at its own time from the start, as a provider's stream arrives whatever our pace: a pause
+  // of the token's share after each would stretch the answer by every late timer of a busy process.
+  const startedAt = performance.now();
+  let tokensWithoutWait = 0;
   for (const [index, token] of tokens.entries()) {
-    await pause(tokenDelayMs, signal);
-    // Without a delay the stream would run in microtasks only; yield now and then so timers
-    // (delta coalescing, heartbeats) and other requests keep running during a long answer.
-    if (tokenDelayMs <= 0 && index % 256 === 255) await yieldToEventLoop();
+    const waitMs = startedAt + (index + 1) * tokenDelayMs - performance.now();
+    await pause(waitMs, signal);
+    // Tokens already due (no delay, or a stream running late) would run in microtasks only; yield now and then
+    // so timers (delta coalescing, heartbeats) and other requests keep running during a long answer.
+    tokensWithoutWait = waitMs > 0 ? 0 : tokensWithoutWait + 1;
+    if (tokensWithoutWait % 256 === 255) await yieldToEventLoop();
     yield { type: 'text-delta', id: 'text-0', delta: token };
   }
   yield { type: 'text-end', id: 'text-0' };

@@ -76,6 +76,25 @@ test('delayMs spreads the answer over about that many milliseconds', async () =>
   assert.ok(arrivals.at(-1)! - arrivals[0] >= 200, `tokens spread from ${arrivals[0]} to ${arrivals.at(-1)} ms`);
 });
 
+test('delayMs keeps each token to its time from the start: a stalled reader catches up instead of stretching the answer', async () => {
+  const started = performance.now();
+  const options = callOptions({ providerOptions: { mock: { delayMs: 600, answerWords: 60 } } });
+  const { stream } = await createMockModel('mock-small').doStream(options);
+  let isStalled = false;
+  let last = 0;
+  for await (const part of stream) {
+    if (part.type !== 'text-delta') continue;
+    last = performance.now() - started;
+    if (isStalled) continue;
+    isStalled = true;
+    // A busy process: no timer runs for 800 ms. A pause of each token's share after the one before would end
+    // the answer about 1400 ms after it began; tokens kept to their schedule come in a burst once it is over.
+    const until = performance.now() + 800;
+    while (performance.now() < until);
+  }
+  assert.ok(last < 1_150, `the stall is made up: last token after ${last.toFixed(0)} ms, where a stretched answer ends after about 1400`);
+});
+
 test('latencyMs comes before the first part of every call: a text answer, a tool-call turn, a generated answer', async () => {
   const model = createMockModel('mock-small', { latencyMs: 150 });
   const toolTurn = callOptions({ providerOptions: { mock: { toolCalls: [{ tool: 'web_search', args: { query: 'x' } }] } } });
