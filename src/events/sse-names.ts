@@ -1,5 +1,5 @@
 import type { TaskEvent } from './append-event.ts';
-import { formatFrame, type SseFrame } from './sse.ts';
+import { encodeChunk, formatFrame, type EncodedChunk, type SseFrame } from './sse.ts';
 
 /** Spec/DESIGN event names on the native SSE stream; other types keep their own name. */
 const SSE_NAMES: Record<string, string> = {
@@ -33,12 +33,12 @@ export function toSseFrame(event: TaskEvent): SseFrame {
 }
 
 /**
- * An event's frame as written to the socket, formatted once per event: the streams of a task share its event
- * objects (task-feed.ts), so a thousand streams of one task format each event once, not a thousand times.
+ * An event's frame as written to the socket, formatted and encoded once per event: the streams of a task share
+ * its event objects (task-feed.ts), so a thousand streams of one task encode each event once, not a thousand times.
  */
-const frameTexts = new WeakMap<TaskEvent, string>();
-export function sseFrameText(event: TaskEvent): string {
-  let text = frameTexts.get(event);
-  if (text === undefined) frameTexts.set(event, text = formatFrame(toSseFrame(event)));
-  return text;
+const encodedFrames = new WeakMap<TaskEvent, EncodedChunk>();
+export function encodedSseFrame(event: TaskEvent): EncodedChunk {
+  let encoded = encodedFrames.get(event);
+  if (encoded === undefined) encodedFrames.set(event, encoded = encodeChunk(formatFrame(toSseFrame(event))));
+  return encoded;
 }

@@ -26,8 +26,8 @@ export interface SseStream {
   signal: AbortSignal;
   /** Writes a frame; false when the consumer stayed more than the buffer limit behind. */
   send(frame: SseFrame): Promise<boolean>;
-  /** Writes frames already formatted (formatFrame), in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
-  sendFormatted(text: string): Promise<boolean>;
+  /** Writes frames encoded once for every stream (encodeChunk of formatFrame), in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
+  sendEncoded(frames: readonly EncodedChunk[]): Promise<boolean>;
   comment(text: string): void;
   end(): void;
 }
@@ -52,7 +52,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     'x-accel-buffering': 'no',
   });
   raw.flushHeaders();
-  const ping = setInterval(() => write(`: ${options.pingComment ?? 'ping'}\n\n`), options.pingIntervalMs);
+  const ping = setInterval(() => writeText(`: ${options.pingComment ?? 'ping'}\n\n`), options.pingIntervalMs);
   const stop = () => {
     clearInterval(ping);
     options.stopping?.removeEventListener('abort', onShutdown);
@@ -61,8 +61,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   // At shutdown the connection ends too: the server waits for every socket to close, and a kept-alive one
   // would hold the shutdown until its keep-alive timeout.
   const onShutdown = () => {
-    if (options.shutdownFrame) write(formatFrame(options.shutdownFrame()));
-    write(': server shutting down; reconnect with Last-Event-ID\n\n');
+    if (options.shutdownFrame) writeText(formatFrame(options.shutdownFrame()));
+    writeText(': server shutting down; reconnect with Last-Event-ID\n\n');
     stop();
     if (!raw.writableEnded) raw.end();
     socket.end();
@@ -74,15 +74,18 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
 
   // Straight to the socket, not through `raw.write`: the response corks its socket until the next tick, so
   // when one event wakes a thousand streams in one turn, no stream's bytes would leave before the last
-  // stream's turn had run. Written here, each leaves as its stream writes it (and in one syscall, not three).
-  function write(text: string): boolean {
+  // stream's turn had run. Written here, each leaves as its stream writes it, in one syscall, as bytes
+  // encoded once for all the streams that write them.
+  const bytesOf = raw.chunkedEncoding ? (encoded: EncodedChunk) => encoded.chunk : (encoded: EncodedChunk) => encoded.bytes;
+  function write(frames: readonly EncodedChunk[]): boolean {
     if (raw.writableEnded || raw.destroyed || socket.writableEnded) return false;
-    if (text.length > 0) socket.write(raw.chunkedEncoding ? httpChunk(text) : text);
+    socket.write(frames.length === 1 ? bytesOf(frames[0]) : Buffer.concat(frames.map(bytesOf)));
     return true;
   }
+  const writeText = (text: string) => write([encodeChunk(text)]);
 
-  async function writeWithinLimit(text: string): Promise<boolean> {
-    if (!write(text)) return false;
+  async function writeWithinLimit(frames: readonly EncodedChunk[]): Promise<boolean> {
+    if (!write(frames)) return false;
     if (socket.writableLength <= options.bufferLimitBytes) return true;
     await Promise.race([once(socket, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
     return socket.writableLength <= options.bufferLimitBytes;
@@ -90,10 +93,10 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
 
   return {
     signal: controller.signal,
-    send: (frame) => writeWithinLimit(formatFrame(frame)),
-    sendFormatted: writeWithinLimit,
+    send: (frame) => writeWithinLimit([encodeChunk(formatFrame(frame))]),
+    sendEncoded: writeWithinLimit,
     comment(text) {
-      write(`: ${text}\n\n`);
+      writeText(`: ${text}\n\n`);
     },
     end() {
       stop();
@@ -102,9 +105,24 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   };
 }
 
-/** One chunk of HTTP/1.1's chunked transfer coding (RFC 9112 §7.1); never empty, as an empty chunk ends the body (`raw.end()` writes it). */
-function httpChunk(text: string): string {
-  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+/** Text encoded once for any number of streams, chunked or not. */
+export interface EncodedChunk {
+  /** The text as one chunk of HTTP/1.1's chunked transfer coding (RFC 9112 §7.1): size in hex, CRLF, the bytes, CRLF. */
+  chunk: Buffer;
+  /** The bytes alone (a view into `chunk`), for a response that is not chunked (an HTTP/1.0 client's). */
+  bytes: Buffer;
+}
+
+/** Never of empty text: an empty chunk would end the body (`raw.end()` writes that one). */
+export function encodeChunk(text: string): EncodedChunk {
+  if (text.length === 0) throw new Error('an SSE write is never empty');
+  const size = Buffer.byteLength(text);
+  const head = `${size.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(head.length + size + 2);
+  chunk.write(head, 0, 'latin1');
+  chunk.write(text, head.length, 'utf8');
+  chunk.write('\r\n', head.length + size, 'latin1');
+  return { chunk, bytes: chunk.subarray(head.length, head.length + size) };
 }
 
 export function formatFrame(frame: SseFrame): string {

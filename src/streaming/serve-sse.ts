@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { followTaskEventBatches } from '../events/follow-events.ts';
 import { openSse } from '../events/sse.ts';
-import { sseFrameText } from '../events/sse-names.ts';
+import { encodedSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
 import { shutdownNotice } from './shutdown-notice.ts';
 import type { StreamPlan } from './prepare-stream.ts';
@@ -23,7 +23,7 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
       idle.touch();
       const event = events.at(-1)!;
       resumeFrom = event.stream_id;
-      if (await sse.sendFormatted(events.map(sseFrameText).join(''))) continue;
+      if (await sse.sendEncoded(events.map(encodedSseFrame))) continue;
       // Too far behind: end with an error the client can act on instead of buffering without bound.
       await sse.send({ event: 'error', data: JSON.stringify({
         type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
-import { formatFrame, openSse, type SseStream } from '../../src/events/sse.ts';
+import { encodeChunk, formatFrame, openSse, type SseStream } from '../../src/events/sse.ts';
 import { parseSseText } from '../helpers/sse-client.ts';
 
 test('formatFrame writes id, event and one data line per line of data', () => {
@@ -79,13 +79,16 @@ test('a frame is handed to the socket in the turn it is sent, not at the next ti
       void sse.send({ id, event: 'x', data: 'ü'.repeat(100) });
       pending.push(socket.writableLength);
     }
+    void sse.sendEncoded([encodeChunk('id: 4\ndata: four\n\n'), encodeChunk('id: 5\ndata: five\n\n')]);
+    pending.push(socket.writableLength);
   });
   const response = await rawResponse(port, 'GET /stream HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-  assert.deepEqual(pending, [0, 0, 0], 'nothing left buffered in the process after each send');
+  assert.deepEqual(pending, [0, 0, 0, 0], 'nothing left buffered in the process after each send');
   const body = response.slice(response.indexOf('\r\n\r\n') + 4);
   assert.match(response, /transfer-encoding: chunked/i);
   assert.ok(body.endsWith('0\r\n\r\n'), 'the body ends with the last chunk');
-  assert.deepEqual(parseSseText(dechunk(body)).map((frame) => [frame.id, frame.data]), [['1', 'ü'.repeat(100)], ['2', 'ü'.repeat(100)], ['3', 'ü'.repeat(100)]]);
+  assert.deepEqual(parseSseText(dechunk(body)).map((frame) => [frame.id, frame.data]),
+    [['1', 'ü'.repeat(100)], ['2', 'ü'.repeat(100)], ['3', 'ü'.repeat(100)], ['4', 'four'], ['5', 'five']]);
 });
 
 test('an HTTP/1.0 client gets the frames unframed, its body ended by the connection closing', async (t) => {
@@ -93,10 +96,12 @@ test('an HTTP/1.0 client gets the frames unframed, its body ended by the connect
     await sse.send({ id: '1', event: 'x', data: 'one' });
     sse.comment('between');
     await sse.send({ id: '2', event: 'x', data: 'two' });
+    await sse.sendEncoded([encodeChunk('id: 3\ndata: three\n\n'), encodeChunk('id: 4\ndata: four\n\n')]);
   });
   const response = await rawResponse(port, 'GET /stream HTTP/1.0\r\nHost: localhost\r\n\r\n');
   assert.doesNotMatch(response, /transfer-encoding/i);
-  assert.equal(response.slice(response.indexOf('\r\n\r\n') + 4), 'id: 1\nevent: x\ndata: one\n\n: between\n\nid: 2\nevent: x\ndata: two\n\n');
+  assert.equal(response.slice(response.indexOf('\r\n\r\n') + 4),
+    'id: 1\nevent: x\ndata: one\n\n: between\n\nid: 2\nevent: x\ndata: two\n\nid: 3\ndata: three\n\nid: 4\ndata: four\n\n');
 });
 
 test('a chunked body read by fetch joins to the frames exactly, multi-byte characters included', async (t) => {
