@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test, type TestContext } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createDatabase, type Db } from '../../src/db/database.ts';
@@ -219,6 +220,21 @@ test('a single append notifies its task with the seq it reached', async (t) => {
   await appendTaskEvents(db, taskId, [progress('four')]);
   await waitFor('both notifications', async () => (notifications.length >= 2 ? true : undefined));
   assert.deepEqual(notifications, [`${taskId} 3`, `${taskId} 4`]);
+});
+
+test('an event is stamped when it is appended: a transaction that began first but appended last stamps its event after the others', async (t) => {
+  const database = await seededDatabase(t, 1);
+  const { db, taskIds: [taskId] } = database;
+  await db.transaction().execute(async (early) => {
+    await sql`select 1`.execute(early);
+    await sleep(50);
+    await appendTaskEvents(db, taskId, [progress('appended by a later transaction')]);
+    await sleep(50);
+    await appendTaskEvents(early, taskId, [progress('appended by the transaction that began first')]);
+  });
+  const { rows } = await database.sql.query<{ seq: number; created_at: Date }>('select seq, created_at from task_events where task_id = $1 order by seq', [taskId]);
+  assert.deepEqual(rows.map((row) => row.seq), [1, 2]);
+  assert.ok(rows[1].created_at.getTime() - rows[0].created_at.getTime() >= 40, `seq 2 stamped after seq 1: ${rows.map((row) => row.created_at.toISOString())}`);
 });
 
 test('only a batch of token deltas alone commits without waiting for the WAL flush, and only when asked', async (t) => {
