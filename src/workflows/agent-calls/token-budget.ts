@@ -105,7 +105,7 @@ export async function settleTokensWithin(transaction: Db, config: Readonly<Confi
   // One statement writes the usage row and releases the reservation, and reads the budgets as they stood before
   // it (its snapshot): without the call's reservation, and less the row it replaces when the call ran before a crash.
   const { rows } = await sql<BudgetRow & { replaced_tokens: number; replaced_cost: number }>`
-    with released as (delete from token_reservations where call_key = ${callKey}),
+    with released as (${reservationRelease(transaction, callKey)}),
       recorded as (${usageRecordWrite(transaction, callKey, { taskId: task.id, ...task }, agentId, result)})
     select ${budgetColumns(callKey)},
       coalesce(replaced.total_tokens, 0)::int8 as replaced_tokens, coalesce(replaced.cost_usd, 0)::float8 as replaced_cost
@@ -123,9 +123,13 @@ export async function settleTokensWithin(transaction: Db, config: Readonly<Confi
   });
 }
 
+/** Frees a call's reservation: a call that was not made, or a turn that will not make it. */
 export async function releaseTokens(db: Db, callKey: string): Promise<void> {
-  await db.deleteFrom('token_reservations').where('call_key', '=', callKey).execute();
+  await reservationRelease(db, callKey).execute();
 }
+
+/** The delete that frees a call's reservation, run alone (releaseTokens) or inside a settlement's statement. */
+const reservationRelease = (db: Db, callKey: string) => db.deleteFrom('token_reservations').where('call_key', '=', callKey);
 
 /** What a reservation needs to know of its task: which budgets it draws on. */
 export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;

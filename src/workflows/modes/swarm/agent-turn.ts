@@ -7,6 +7,7 @@ import type { ModelTier } from '../../../llm/model-catalog.ts';
 import { modelTiers } from '../../../llm/model-catalog-schema.ts';
 import { changeTask } from '../../../task-state/change-task.ts';
 import type { PriorReservation } from '../../agent-calls/budgeted-call.ts';
+import { releaseTokens } from '../../agent-calls/token-budget.ts';
 import { insertToolCallRows } from '../../agent-calls/tool-call-queries.ts';
 import { withCancelWatch } from '../../runtime/cancel-watch.ts';
 import { readControl, type ControlFlags } from '../../runtime/checkpoint.ts';
@@ -184,7 +185,7 @@ async function failAgent(turn: Turn, error: string): Promise<TurnOutcome> {
   const { deps, task, agent, stepKey } = turn;
   await changeTask(deps, task.id, 'workflow', async (transaction) => {
     // Tokens the round set aside for a turn that will not call the model go back.
-    await transaction.deleteFrom('token_reservations').where('call_key', '=', swarmCallKey(task, stepKey)).execute();
+    await releaseTokens(transaction, swarmCallKey(task, stepKey));
     return { events: await markFailed(transaction, task.id, agent, error, stepKey) };
   });
   return { agent: agent.name, status: 'failed', action: 'failed', modelCalls: 1 };
