@@ -79,7 +79,14 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   const bytesOf = raw.chunkedEncoding ? (encoded: EncodedChunk) => encoded.chunk : (encoded: EncodedChunk) => encoded.bytes;
   function write(frames: readonly EncodedChunk[]): boolean {
     if (raw.writableEnded || raw.destroyed || socket.writableEnded) return false;
-    socket.write(frames.length === 1 ? bytesOf(frames[0]) : Buffer.concat(frames.map(bytesOf)));
+    if (frames.length === 1) {
+      socket.write(bytesOf(frames[0]));
+      return true;
+    }
+    // Corked, the frames leave in one writev of the shared bytes: joined, each stream would copy them.
+    socket.cork();
+    for (const frame of frames) socket.write(bytesOf(frame));
+    socket.uncork();
     return true;
   }
   const writeText = (text: string) => write([encodeChunk(text)]);
