@@ -76,7 +76,9 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   // when one event wakes a thousand streams in one turn, no stream's bytes would leave before the last
   // stream's turn had run. Written here, each leaves as its stream writes it, in one syscall, as bytes
   // encoded once for all the streams that write them.
-  const bytesOf = raw.chunkedEncoding ? (encoded: EncodedChunk) => encoded.chunk : (encoded: EncodedChunk) => encoded.bytes;
+  function bytesOf(encoded: EncodedChunk): Buffer {
+    return raw.chunkedEncoding ? encoded.chunk : encoded.bytes;
+  }
   function write(frames: readonly EncodedChunk[]): boolean {
     if (raw.writableEnded || raw.destroyed || socket.writableEnded) return false;
     if (frames.length === 1) {
@@ -89,7 +91,9 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     socket.uncork();
     return true;
   }
-  const writeText = (text: string) => write([encodeChunk(text)]);
+  function writeText(text: string): boolean {
+    return write([encodeChunk(text)]);
+  }
 
   async function writeWithinLimit(frames: readonly EncodedChunk[]): Promise<boolean> {
     if (!write(frames)) return false;

@@ -63,6 +63,8 @@ async function sseApp(t: TestContext, serve: (sse: SseStream, socket: net.Socket
 /** The whole response to a raw request, as text: headers, then the body as it came over the wire. */
 async function rawResponse(port: number, requestText: string): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');
+  // A response that never ends fails its test instead of holding it.
+  socket.setTimeout(5_000, () => socket.destroy());
   socket.write(requestText);
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -111,6 +113,23 @@ test('a chunked body read by fetch joins to the frames exactly, multi-byte chara
   });
   const response = await fetch(`http://127.0.0.1:${port}/stream`);
   assert.deepEqual(parseSseText(await response.text()).map((frame) => frame.data), data);
+});
+
+test('a stream opened while the server is stopping gets the shutdown frame and is closed', async (t) => {
+  const app = Fastify({ forceCloseConnections: true });
+  app.get('/stream', async (request, reply) => {
+    const sse = openSse(request, reply, {
+      pingIntervalMs: 60_000, bufferLimitBytes: 1024, stopping: AbortSignal.abort(),
+      shutdownFrame: () => ({ id: '7', event: 'error', data: '{"code":"shutting_down"}' }),
+    });
+    assert.ok(sse.signal.aborted, 'the stream is over at once');
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.after(() => app.close());
+  const response = await rawResponse((app.server.address() as net.AddressInfo).port, 'GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  assert.match(response, /^HTTP\/1\.1 200/);
+  assert.equal(dechunk(response.slice(response.indexOf('\r\n\r\n') + 4)),
+    'id: 7\nevent: error\ndata: {"code":"shutting_down"}\n\n: server shutting down; reconnect with Last-Event-ID\n\n');
 });
 
 /** The payload of a chunked body, checking each chunk's size line against its bytes. */
