@@ -14,6 +14,12 @@ export function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * The longest wait between two attempts at a database that does not answer, ours and the engine's
+ * (engine.ts, keepEngineRetriesShort): once it answers again, waiting work resumes within this.
+ */
+export const DATABASE_RETRY_MAX_WAIT_MS = 5_000;
+
 export interface WaitOptions {
   logger: Logger;
   /** Names the work in the log, e.g. `append events`. */
@@ -30,7 +36,7 @@ export interface WaitOptions {
 export function retryUntilDatabaseAnswers<T>(work: () => Promise<T>, options: WaitOptions): Promise<T> {
   let timeouts = 0;
   return pRetry(work, {
-    retries: Number.POSITIVE_INFINITY, minTimeout: 100, maxTimeout: 5_000, randomize: true, signal: options.signal,
+    retries: Number.POSITIVE_INFINITY, minTimeout: 100, maxTimeout: DATABASE_RETRY_MAX_WAIT_MS, randomize: true, signal: options.signal,
     shouldRetry: ({ error, attemptNumber, retryDelay }) => {
       if (isTransientConflict(error)) return countRetry('conflict');
       // A statement that waited out a frozen or overloaded server may hit its timeout once it runs; one that

@@ -1,7 +1,7 @@
 import { DBOS, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk';
 import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import { INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
+import { dbRetryConfig, INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import pRetry from 'p-retry';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import type { ProcessRole } from '../config.ts';
 import type { TaskRow } from '../db/schema.ts';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, survivingLostConnections } from '../db/database.ts';
 import { withOwnConnection } from '../db/own-connection.ts';
+import { DATABASE_RETRY_MAX_WAIT_MS } from '../db/retry.ts';
 import { holdQueueWhileRefused, type MemoryAdmission } from './memory-admission.ts';
 import { serverStream } from '../db/server-stream.ts';
 import { clientNaming, createStatementNames } from '../db/statement-names.ts';
@@ -48,10 +49,24 @@ export interface EngineOptions {
 
 let enginePool: pg.Pool | undefined;
 
+/**
+ * The engine waits out an unreachable database on its own for its records of steps and workflows, doubling its wait
+ * from 1 s up to a minute. After an outage of tens of seconds its next attempt could come most of a minute after the
+ * database came back, with the task stalled behind it (a 12 s outage kept tasks waiting 18 s past the return). Its
+ * waits are kept to ours (DATABASE_RETRY_MAX_WAIT_MS), less the half its jitter may add, and start at our first.
+ * The engine reads these settings at each retry and offers no option for them.
+ */
+export function keepEngineRetriesShort(): void {
+  const engineJitter = 1.5;
+  dbRetryConfig.initialBackoffSec = 0.1;
+  dbRetryConfig.maxBackoffSec = DATABASE_RETRY_MAX_WAIT_MS / 1000 / engineJitter;
+}
+
 /** Launches DBOS on our own database. Every workflow must already be registered. */
 export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
   enginePool = createEnginePool(options, log);
+  keepEngineRetriesShort();
   DBOS.setConfig({
     name: 'agentgate',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
