@@ -63,8 +63,11 @@ describe('fairness between tenants', () => {
   it('paused tasks hold no worker: with every worker\'s task paused, the next task still runs; resume and cancel reach parked tasks', async () => {
     const solo = await registerAccount(gateway(), 'solo');
     const submit = (delayMs: number) => gateway().request('POST', '/api/v1/tasks', { query: 'work', context: { mock_delay_ms: delayMs } }, withKey(solo));
-    const tasks = await Promise.all(Array.from({ length: 40 }, () => submit(200)));
-    await Promise.all(tasks.map((task) => gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/pause`, undefined, withKey(solo))));
+    // Long runs, so that every pause lands before the answer (as in the test above: at 200 ms, on a busy machine a
+    // task answered before its pause came and never paused).
+    const tasks = await Promise.all(Array.from({ length: 40 }, () => submit(8_000)));
+    const pauses = await Promise.all(tasks.map((task) => gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/pause`, undefined, withKey(solo))));
+    assert.deepEqual(pauses.filter((answer) => answer.status >= 300).map((answer) => answer.text), [], 'every pause was accepted');
     await waitFor('all 40 tasks to pause', async () => await pausedCount(gateway().sql, solo.tenantId) === 40 || undefined, 60_000);
 
     const next = await submit(200);

@@ -86,11 +86,13 @@ describe('GET /api/v1/stream/sse', () => {
 });
 
 describe('SSE resume at random points of a long stream', () => {
-  // Fine-grained deltas so one answer yields hundreds of events.
+  // Fine-grained deltas so one answer yields hundreds of events. How many depends on the machine: the mock's tokens
+  // come on schedule, and a delta is cut each time the 2 ms timer fires, which a busy process fires late (a 2 s
+  // answer gave 371 events under the whole suite's load).
   const gateway = useGateway({ env: { EVENT_PARTIAL_INTERVAL_MS: '2' } });
 
   it('a client that disconnects at random points while the task runs loses and repeats nothing', async () => {
-    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'a long one', context: { mock_answer_words: 3000, mock_delay_ms: 3000 } });
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'a long one', context: { mock_answer_words: 3000, mock_delay_ms: 4000 } });
     const taskId = submitted.body.task_id;
     const received: SseMessage[] = [];
     let cursor: string | undefined;
@@ -103,17 +105,17 @@ describe('SSE resume at random points of a long stream', () => {
       reconnects += 1;
     }
     const { rows } = await gateway().sql.query('select seq, stream_id from task_events where task_id = $1 order by seq', [taskId]);
-    assert.ok(rows.length >= 500, `the task produced ${rows.length} events`);
+    assert.ok(rows.length >= 200, `the task produced ${rows.length} events`);
     assert.ok(reconnects > 5);
     assert.deepEqual(received.map((message) => message.id), rows.map((row) => row.stream_id));
   });
 
   it('100 resumes from random cursors (seq, stream id, header) each yield exactly the events after the cursor', async () => {
-    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'replay me', context: { mock_answer_words: 3000, mock_delay_ms: 2000 } });
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'replay me', context: { mock_answer_words: 3000, mock_delay_ms: 4000 } });
     const taskId = submitted.body.task_id;
     await waitForTask(gateway(), taskId, 60_000);
     const { rows } = await gateway().sql.query('select seq, stream_id from task_events where task_id = $1 order by seq', [taskId]);
-    assert.ok(rows.length >= 500, `the task produced ${rows.length} events`);
+    assert.ok(rows.length >= 200, `the task produced ${rows.length} events`);
     for (let attempt = 0; attempt < 100; attempt += 1) {
       const position = Math.floor(Math.random() * rows.length);
       const cursor = rows[position];
