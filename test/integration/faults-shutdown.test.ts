@@ -12,7 +12,9 @@ import { submitStreamingTasks, waitUntilStreaming } from '../helpers/streaming-l
 test('SIGTERM with tasks, streams and a chat completion in flight: readiness 503 at once, streams end resumable, the tasks and the completion finish, exit 0 within the grace period', { timeout: 120_000 }, async (t) => {
   // The chat completion's task answers slowly too (its mock delay comes from the server's setting).
   const gateway = await startGateway(t, { env: { MOCK_DELAY_MS: '4000', SHUTDOWN_GRACE_SECONDS: '20' } });
-  const { taskIds, streams } = await submitStreamingTasks(gateway, 10, 4_000);
+  // 10 s answers: every task still runs when the signal comes, on a loaded machine too (at 4 s, one answered before
+  // it and its stream ended with done), and each ends well within the 20 s grace.
+  const { taskIds, streams } = await submitStreamingTasks(gateway, 10, 10_000);
   const completion = gateway.request('POST', '/v1/chat/completions', {
     model: 'service-chat', messages: [{ role: 'user', content: 'a long answer please' }], max_tokens: 200,
   });

@@ -4,9 +4,9 @@ import { startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
 
 test('a task paused before a crash is still paused after the restart, and resume then completes it', async (t) => {
   const gateway = await startGateway(t);
-  const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'survive the pause', context: { mock_delay_ms: 1000 } });
+  const submitted = await gateway.request('POST', '/api/v1/tasks', { query: 'survive the pause', context: { mock_delay_ms: 3000 } });
   const taskId = submitted.body.task_id;
-  await gateway.request('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'hold' });
+  assert.equal((await gateway.request('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'hold' })).status, 202);
   await waitFor('the workflow to pause', async () => {
     const { rows } = await gateway.sql.query(`select 1 from task_events where task_id = $1 and type = 'WORKFLOW_PAUSED'`, [taskId]);
     return rows.length > 0 ? true : undefined;

@@ -23,8 +23,10 @@ describe('pause, resume and cancel', () => {
     return rows[0].count > 0 ? true : undefined;
   });
 
+  // The control tests' answers run for seconds: the mock keeps to its schedule however busy the machine, so a short
+  // answer can end before the request that should find it running (a pause, a resume) arrives.
   it('pauses at the next checkpoint, reports it, and resumes to one final answer', async () => {
-    const taskId = await submit({ mock_delay_ms: 1500 });
+    const taskId = await submit({ mock_delay_ms: 4000 });
     assert.equal(await queueOf(gateway(), taskId), null, 'a free worker started it directly');
     await waitForPartials(taskId);
     const paused = await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'coffee break' });
@@ -63,7 +65,7 @@ describe('pause, resume and cancel', () => {
   });
 
   it('resume on a task that is not paused answers 409', async () => {
-    const taskId = await submit({ mock_delay_ms: 1000 });
+    const taskId = await submit({ mock_delay_ms: 4000 });
     const answer = await gateway().request('POST', `/api/v1/tasks/${taskId}/resume`);
     assert.equal(answer.status, 409);
     assert.deepEqual(answer.body, { error: 'task is not paused' });
@@ -92,8 +94,8 @@ describe('pause, resume and cancel', () => {
   });
 
   it('cancel while paused ends the task as cancelled', async () => {
-    const taskId = await submit({ mock_delay_ms: 800 });
-    await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`);
+    const taskId = await submit({ mock_delay_ms: 4000 });
+    assert.equal((await gateway().request('POST', `/api/v1/tasks/${taskId}/pause`)).status, 202);
     await waitFor('WORKFLOW_PAUSED', async () => (await eventTypes(gateway(), taskId)).find((event) => event.type === 'WORKFLOW_PAUSED'));
     const cancelled = await gateway().request('POST', `/api/v1/tasks/${taskId}/cancel`);
     assert.equal(cancelled.body.status, 'TASK_STATUS_CANCELLED');
