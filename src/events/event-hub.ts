@@ -86,23 +86,43 @@ export async function createEventHub(connectionString: string, logger: Logger): 
   const wakeAll = () => { for (const taskId of subscribers.keys()) wake(taskId); };
   const previewers = new Map<string, Set<(text: string) => void>>();
 
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  const reconnectSoon = () => {
+    if (closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      connect().catch(() => {});
+    }, RECONNECT_DELAY_MS).unref();
+  };
+
+  // One connection at a time: a connection lost is reported once, however many ways it says so (a failed LISTEN,
+  // then its closed socket as an 'error'), and only then is the next one made. Each report used to start a
+  // reconnect of its own, so a connection cut at the wrong moment left two listening, and so on at every cut.
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString, stream: serverStream, application_name: 'agentgate-events' });
+    let isLost = false;
+    const lose = (error: unknown, message: string) => {
+      if (isLost) return;
+      isLost = true;
+      if (client === next) client = undefined;
+      next.end().catch(() => {});
+      if (closed) return;
+      logger.warn({ err: error }, message);
+      reconnectSoon();
+    };
     // A grouped event write notifies once for all its tasks, one a line (migrations 0014 and 0037).
     next.on('notification', (message) => { for (const line of message.payload?.split('\n') ?? []) wakeNotified(line); });
-    next.on('error', (error) => {
-      logger.warn({ err: error }, 'event listener connection lost; reconnecting');
-      next.end().catch(() => {});
-      if (!closed) setTimeout(() => { connect().catch(() => {}); }, RECONNECT_DELAY_MS).unref();
-    });
+    next.on('error', (error) => lose(error, 'event listener connection lost; reconnecting'));
     try {
       await next.connect();
       await next.query(`LISTEN ${EVENTS_CHANNEL}`);
     } catch (error) {
-      next.end().catch(() => {});
-      if (closed) return;
-      logger.warn({ err: error }, 'event listener could not connect; retrying');
-      setTimeout(() => { connect().catch(() => {}); }, RECONNECT_DELAY_MS).unref();
+      lose(error, 'event listener could not connect; retrying');
+      return;
+    }
+    if (isLost) return;
+    if (closed) {
+      await next.end().catch(() => {});
       return;
     }
     client = next;
@@ -121,6 +141,7 @@ export async function createEventHub(connectionString: string, logger: Logger): 
     subscribePreviews: (taskId, onPreview) => addListener(previewers, taskId, onPreview),
     async close() {
       closed = true;
+      clearTimeout(reconnectTimer);
       await client?.end().catch(() => {});
     },
   };

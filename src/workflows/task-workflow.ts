@@ -25,25 +25,37 @@ export function registerTaskWorkflow(deps: Deps): TaskWorkflow {
   return registerDurableWorkflow('agentgate.task', async (taskId: string, shape?: number) => {
     activeWorkflows.inc();
     try {
-      return await inTaskTrace(deps, taskId, () => (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId, shape)));
+      return await inTaskTrace(deps, taskId, () => runTask(deps, taskId, shape));
     } finally {
       activeWorkflows.dec();
     }
   });
 }
 
-async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
-  let outcome;
+/**
+ * Every error of a run ends in endWithError, wherever it arose (the step that starts the run, a part of the task,
+ * its completion): an error that escaped the workflow would be recorded by the engine as its outcome, and a task
+ * whose workflow has an outcome is never run again, so it would stay RUNNING.
+ */
+async function runTask(deps: Deps, taskId: string, shape: number | undefined): Promise<void> {
   try {
-    outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (row) => startingRoute(deps, row)), endedTheTask);
+    const completed = await (shape === TASK_WORKFLOW_SHAPE ? runAtOnceFirst(deps, taskId) : runStepByStep(deps, taskId));
+    if (completed === undefined) return;
+    // Its completion asked for the session's title; a workflow started before completions did (no shape) asks in a step.
+    if (shape === undefined) await titleSession(deps, completed);
+    else deps.titles.nudge(completed);
   } catch (error) {
     await endWithError(deps, taskId, error);
-    return;
   }
-  if (outcome.kind === 'declined') return runStepByStep(deps, taskId, TASK_WORKFLOW_SHAPE);
-  if (outcome.kind !== 'held') return;
+}
+
+/** Runs the task at once when it is simple (answer-at-once.ts), or else step by step; the task if it completed here. */
+async function runAtOnceFirst(deps: Deps, taskId: string): Promise<TaskSnapshot | undefined> {
+  const outcome = await runTaskStep(deps, 'answer', () => answerAtOnce(deps, taskId, (row) => startingRoute(deps, row)), endedTheTask);
+  if (outcome.kind === 'declined') return runStepByStep(deps, taskId);
+  if (outcome.kind !== 'held') return undefined;
   const { task, answer } = outcome;
-  if (await runToEnd(deps, task, async () => simpleOutcome(answer, task)) === 'completed') deps.titles.nudge(task);
+  return completeWith(deps, task, async () => simpleOutcome(answer, task));
 }
 
 /**
@@ -52,44 +64,42 @@ async function runAtOnceFirst(deps: Deps, taskId: string): Promise<void> {
  */
 const endedTheTask = (outcome: AnswerAtOnce) => outcome.kind === 'completed' || outcome.kind === 'ended';
 
-async function runStepByStep(deps: Deps, taskId: string, shape: number | undefined): Promise<void> {
+async function runStepByStep(deps: Deps, taskId: string): Promise<TaskSnapshot | undefined> {
   const started = await runTaskStep(deps, 'start-task', () => startTask(deps, taskId, (row) => startingRoute(deps, row)));
-  if (!started) return;
+  if (!started) return undefined;
   // A snapshot recorded before settings existed gets them now, from the same context.
   const task = { ...started, settings: started.settings ?? parseTaskSettings(started.context, started.options) };
-  const routed = async () => {
+  return completeWith(deps, task, async () => {
     await checkpoint(deps, task, 'pre_routing');
     return routeTask(deps, task);
-  };
-  if (await runToEnd(deps, task, routed) !== 'completed') return;
-  // Its completion asked for the session's title; a workflow started before completions did (no shape) asks in a step.
-  if (shape === undefined) await titleSession(deps, task);
-  else deps.titles.nudge(task);
+  });
+}
+
+/** Produces the task's outcome and records its completion; an error on the way goes to the caller (runTask). */
+async function completeWith(deps: Deps, task: TaskSnapshot, produce: () => Promise<TaskOutcome>): Promise<TaskSnapshot> {
+  const outcome = await produce();
+  await checkpoint(deps, task, 'pre_completion');
+  await runTaskStep(deps, 'complete-task', () => completeTask(deps, task, outcome));
+  return task;
 }
 
 /**
- * Runs the task and records how it ended. A task that parked (paused) has not ended: its workflow
- * returns without recording anything, and resume rewinds it to where it parked.
+ * How a run that threw ends. A park is not an end: the workflow returns without recording anything, and resume
+ * rewinds it to where it parked. An outage stops the execution unrecorded (abandonForTheDatabase); so does a
+ * refused record of the failure itself, which would otherwise become the workflow's outcome.
  */
-async function runToEnd(deps: Deps, task: TaskSnapshot, produce: () => Promise<TaskOutcome>): Promise<'completed' | 'ended' | 'parked'> {
-  try {
-    const outcome = await produce();
-    await checkpoint(deps, task, 'pre_completion');
-    await runTaskStep(deps, 'complete-task', () => completeTask(deps, task, outcome));
-    return 'completed';
-  } catch (error) {
-    return endWithError(deps, task.id, error);
-  }
-}
-
-async function endWithError(deps: Deps, taskId: string, error: unknown): Promise<'ended' | 'parked'> {
-  if (TaskParkedError.isInstance(error)) return 'parked';
+async function endWithError(deps: Deps, taskId: string, error: unknown): Promise<void> {
+  if (TaskParkedError.isInstance(error)) return;
   // Another worker owns the workflow now: it runs the task and records how it ends; this execution writes nothing.
   if (isDisplaced(error)) throw error;
   if (deps.handingOver.aborted) return haltForShutdown();
   if (isDatabaseUnavailable(error)) return abandonForTheDatabase(deps, taskId, error);
-  await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
-  return 'ended';
+  try {
+    await runTaskStep(deps, 'finish-with-error', () => finishWithError(deps, taskId, error));
+  } catch (failure) {
+    if (isDatabaseUnavailable(failure)) abandonForTheDatabase(deps, taskId, failure);
+    throw failure;
+  }
 }
 
 /**

@@ -34,6 +34,29 @@ export async function setReadOnly(admin: pg.Client, readOnly: boolean): Promise<
   await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
 }
 
+/**
+ * Makes the engine's record of a step fail as a read-only server refuses it (SQLSTATE 25006), while the gateway's
+ * own writes go through: every step's record, or only those of the step named `step`. `refuseFor` starts a refusal
+ * lasting that many seconds.
+ */
+export async function refusingStepRecords(sql: pg.Pool, step?: string): Promise<{ refuseFor(seconds: number): Promise<void> }> {
+  await sql.query(`
+    create table refuse_step_records (on_until timestamptz not null);
+    create function refuse_step_records() returns trigger language plpgsql as $$
+    begin
+      if ${step === undefined ? 'true' : 'new.function_name = $step$' + step + '$step$'} and exists (select 1 from refuse_step_records where on_until > now()) then
+        raise exception 'cannot execute INSERT in a read-only transaction' using errcode = '25006';
+      end if;
+      return new;
+    end $$;
+    create trigger refuse_step_records before insert on dbos.operation_outputs for each row execute function refuse_step_records()`);
+  return {
+    async refuseFor(seconds) {
+      await sql.query(`insert into refuse_step_records values (now() + make_interval(secs => $1))`, [seconds]);
+    },
+  };
+}
+
 /** Submits five-agent DAG tasks (mock provider); each agent's answer takes `delayMs`. */
 export async function submitDagTasks(gateway: Gateway, count: number, delayMs: number): Promise<string[]> {
   const subtasks = ['a1', 'a2', 'a3', 'a4', 'a5'].map((id) => ({ id, description: `part ${id}` }));

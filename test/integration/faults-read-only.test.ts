@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { startGateway, waitFor, waitForTask } from '../helpers/gateway.ts';
+import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
 import { startOwnPostgres } from '../helpers/own-postgres.ts';
 import {
-  adminSession, assertDagTasksCompletedOnce, setReadOnly, submitDagTasks, waitForAllEnded, waitUntilAgentsRun,
+  adminSession, assertDagTasksCompletedOnce, refusingStepRecords, setReadOnly, submitDagTasks, waitForAllEnded, waitUntilAgentsRun,
 } from '../helpers/write-faults.ts';
 
 // The issue's figures are dead-after 30 s and 20 tasks; a dead-after of 6 s and 10 tasks keep the run short and
@@ -49,19 +49,10 @@ test('the database read-only for 5 s with its sessions cut, mid-DAG: readiness 5
 // go through. Before, the execution ended with nothing recorded and the task stayed RUNNING under a live executor.
 test('the engine cannot record a step for a few seconds: the workflow stops without a false failure, and the live process resumes it from its recorded steps', { timeout: 120_000 }, async (t) => {
   const gateway = await startGateway(t);
-  await gateway.sql.query(`
-    create table refuse_step_records (on_until timestamptz not null);
-    create function refuse_step_records() returns trigger language plpgsql as $$
-    begin
-      if exists (select 1 from refuse_step_records where on_until > now()) then
-        raise exception 'cannot execute INSERT in a read-only transaction' using errcode = '25006';
-      end if;
-      return new;
-    end $$;
-    create trigger refuse_step_records before insert on dbos.operation_outputs for each row execute function refuse_step_records()`);
+  const records = await refusingStepRecords(gateway.sql);
   const [taskId] = await submitDagTasks(gateway, 1, 1_000);
   await waitUntilAgentsRun(gateway, [taskId], 1);
-  await gateway.sql.query(`insert into refuse_step_records values (now() + interval '4 seconds')`);
+  await records.refuseFor(4);
 
   await waitForAllEnded(gateway, [taskId], 60_000);
   await assertDagTasksCompletedOnce(gateway, [taskId]);
@@ -69,6 +60,50 @@ test('the engine cannot record a step for a few seconds: the workflow stops with
   assert.ok(rows.some((row) => row.payload.recovery === 'stalled'), `the sweep resumed it: ${JSON.stringify(rows)}`);
   assert.ok(gateway.isRunning());
 });
+
+// The same net where no part of the task catches: the step that starts a planned task's run, and the step that
+// records a task's failure. Before, the engine's refusal escaped the workflow and was recorded as its outcome
+// (ERROR); a task whose start step was refused stayed RUNNING for ever.
+test('the engine cannot record the step that starts a planned task: the workflow is not recorded as failed, and the task completes once', { timeout: 120_000 }, async (t) => {
+  const gateway = await startGateway(t);
+  await (await refusingStepRecords(gateway.sql, 'start-task')).refuseFor(3);
+  const [taskId] = await submitDagTasks(gateway, 1, 200);
+
+  await waitForAllEnded(gateway, [taskId], 60_000).catch(async (error: unknown) => {
+    throw new Error(`${(error as Error).message}; its workflow: ${await workflowStatus(gateway, taskId)}`);
+  });
+  await assertDagTasksCompletedOnce(gateway, [taskId]);
+  assert.equal(await workflowStatus(gateway, taskId), 'SUCCESS');
+  const { rows } = await gateway.sql.query(`select count(*)::int as count from dbos.operation_outputs where workflow_uuid = $1 and function_name = 'start-task'`, [taskId]);
+  assert.equal(rows[0].count, 1, 'the start step was recorded once the refusal passed');
+  assert.ok(gateway.isRunning());
+});
+
+test('the engine cannot record a task\'s failure: the task fails once with its own reason, and its workflow is not recorded as failed by the refusal', { timeout: 120_000 }, async (t) => {
+  const gateway = await startGateway(t);
+  await (await refusingStepRecords(gateway.sql, 'finish-with-error')).refuseFor(3);
+  const subtasks = [{ id: 's1', description: 'one' }, { id: 's2', description: 'two' }, { id: 's3', description: 'three' }];
+  const submitted = await gateway.request('POST', '/api/v1/tasks', {
+    query: 'Mostly doomed', mode: 'supervisor',
+    context: { mock_failures: { s1: 3, s2: 3 }, mock_plan: { complexity_score: 0.8, subtasks, execution_strategy: 'sequential' } },
+  });
+  assert.equal(submitted.status, 200, submitted.text);
+  const taskId = submitted.body.task_id;
+
+  const task = await waitForTask(gateway, taskId);
+  assert.equal(task.status, 'TASK_STATUS_FAILED');
+  assert.match(task.error, /supervisor aborted: 2 of 3 subtasks failed/);
+  await waitFor('the workflow to end', async () => ((await workflowStatus(gateway, taskId)) === 'SUCCESS' ? true : undefined), 30_000);
+  const { rows } = await gateway.sql.query(`select count(*) filter (where type = 'ERROR_OCCURRED' and agent_id = 'orchestrator')::int as failures,
+    count(*) filter (where type = 'STREAM_END')::int as ends from task_events where task_id = $1`, [taskId]);
+  assert.deepEqual(rows[0], { failures: 1, ends: 1 });
+  assert.ok(gateway.isRunning());
+});
+
+async function workflowStatus(gateway: Gateway, taskId: string): Promise<string | undefined> {
+  const { rows } = await gateway.sql.query(`select status from dbos.workflow_status where workflow_uuid = $1`, [taskId]);
+  return rows[0]?.status;
+}
 
 // Found by the full-size read-only benchmark: in some runs a worker ended with "terminating connection due to
 // administrator command" thrown from an engine connection that had no 'error' listener at that moment.
@@ -95,4 +130,6 @@ test('every session cut again and again mid-DAG: no connection\'s loss ends the 
   t.diagnostic(`all tasks ended ${Date.now() - lastCutAt} ms after the last cut`);
   await assertDagTasksCompletedOnce(gateway, taskIds);
   assert.ok(gateway.isRunning());
+  const { rows } = await admin.query(`select count(*)::int as count from pg_stat_activity where application_name = 'agentgate-events'`);
+  assert.equal(rows[0].count, 1, 'one event listener connection after the cuts, as before them');
 });
