@@ -51,8 +51,15 @@ export function openMcpServer(spec: McpServerSpec, logger: Logger, maxAnswerByte
     const transport = transportOf(spec, maxAnswerBytes);
     // A stdio server's stderr is read (into the debug log): a pipe nobody drains would block the server once full.
     if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString().slice(0, 2000) }, 'MCP server stderr'));
-    await next.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    const listed = await next.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
+    let listed;
+    try {
+      await next.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      listed = await next.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      // A failed attempt's connection is closed before the next: left open, each retry would leave a server running.
+      await next.close().catch(() => {});
+      throw error;
+    }
     tools = listed.tools.map((tool) => toRegistryTool(spec, tool, connection, tenants));
     client = next;
     log.info({ tools: tools.map((tool) => tool.name) }, 'MCP server connected');
