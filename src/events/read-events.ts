@@ -41,3 +41,10 @@ export async function seqAtStreamId(db: Db, taskId: string, ms: number, n: numbe
     order by seq desc limit 1`.execute(db);
   return rows[0]?.seq ?? 0;
 }
+
+/** `seq`, or the task's last seq when the log has not reached `seq` (0 for an empty log). */
+export async function seqAtMost(db: Db, taskId: string, seq: number): Promise<number> {
+  const { rows } = await sql<{ seq: number }>`
+    select least(${seq}::int, coalesce(max(seq), 0)) as seq from task_events where task_id = ${taskId}`.execute(db);
+  return rows[0].seq;
+}

@@ -66,6 +66,27 @@ describe('GET /api/v1/stream/sse', () => {
     assert.ok(atEnd.closedByServer, 'a cursor past the end of a finished task closes at once');
   });
 
+  it('a resume point past the end of the log follows from its end, and does not hold back the task\'s other streams', async () => {
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'resume far ahead', context: { mock_answer_words: 40, mock_delay_ms: 1500 } });
+    const taskId = submitted.body.task_id;
+    // Opened first, so its resume point is the one the process's shared reading of the task starts from.
+    const aheadOpen = Promise.withResolvers<void>();
+    const ahead = readSse(sseUrl(`workflow_id=${taskId}&last_event_id=100000`), { timeoutMs: 15_000, onOpen: () => aheadOpen.resolve() });
+    await aheadOpen.promise;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const fromStart = await readSse(sseUrl(`workflow_id=${taskId}`), { timeoutMs: 15_000 });
+    assert.ok(fromStart.closedByServer, 'the stream from the start ended with the task, not at its timeout');
+    const seqs = fromStart.messages.slice(0, -1).map(seqOf);
+    assert.deepEqual(seqs, seqs.map((_, index) => index + 1), 'every event once, in order');
+    assert.equal(fromStart.messages.at(-1)!.event, 'done');
+    const aheadStream = await ahead;
+    assert.ok(aheadStream.closedByServer, 'the stream resumed past the end ended with the task too');
+    const aheadSeqs = aheadStream.messages.slice(0, -1).map(seqOf);
+    assert.ok(aheadSeqs.length > 0 && aheadSeqs.includes(seqs.at(-1)!), `it followed from the end of the log: got ${aheadSeqs.join(',')}`);
+    assert.deepEqual(aheadSeqs, seqs.slice(seqs.indexOf(aheadSeqs[0]!)), 'from where it joined, every event once, in order');
+    assert.equal(aheadStream.messages.at(-1)!.event, 'done');
+  });
+
   it('filters by types and still ends with done', async () => {
     const stream = await readSse(sseUrl(`workflow_id=${finishedTaskId}&types=LLM_OUTPUT,WORKFLOW_COMPLETED`));
     assert.deepEqual(stream.messages.map((message) => message.event), ['thread.message.completed', 'WORKFLOW_COMPLETED', 'done']);
