@@ -4,7 +4,7 @@ import { retryUntilDatabaseAnswers } from '../db/retry.ts';
 import type { TaskEvent } from './append-event.ts';
 import type { EventHub } from './event-hub.ts';
 import { readEventsAfter } from './read-events.ts';
-import { createTaskFeeds, type FeedFollowOptions, type TaskFeeds } from './task-feed.ts';
+import { createTaskFeeds, type DeliverBatch, type FeedFollowOptions, type TaskFeeds } from './task-feed.ts';
 
 export interface FollowOptions {
   afterSeq: number;
@@ -29,6 +29,14 @@ export function followTaskEventBatches(db: Db, hub: EventHub, taskId: string, op
   // The feed's own generator, not one wrapped around it: a stream takes a batch per wake-up, and each layer of
   // async generator costs every batch of every stream its own promises.
   return feedsOf(db, hub, options.logger).followBatches(taskId, followingFrom(db, taskId, options));
+}
+
+/**
+ * The same batches, pushed to `deliver` from the wake-up that reads them (see TaskFeeds.deliverBatches): the native
+ * SSE stream's path, where a wake-up of a task followed by thousands of streams writes them all in one loop.
+ */
+export function deliverTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions, deliver: DeliverBatch): Promise<void> {
+  return feedsOf(db, hub, options.logger).deliverBatches(taskId, followingFrom(db, taskId, options), deliver);
 }
 
 const followingFrom = (db: Db, taskId: string, { afterSeq, types, signal }: FollowOptions): FeedFollowOptions => ({

@@ -26,8 +26,11 @@ export interface SseStream {
   signal: AbortSignal;
   /** Writes a frame; false when the consumer stayed more than the buffer limit behind. */
   send(frame: SseFrame): Promise<boolean>;
-  /** Writes frames encoded once for every stream (encodeChunk of formatFrame), in one socket write (one per wake-up of a stream, not one per event); as `send` otherwise. */
-  sendEncoded(frames: readonly EncodedChunk[]): Promise<boolean>;
+  /**
+   * Writes frames encoded once for every stream (encodeChunk of formatFrame), in one socket write (one per wake-up
+   * of a stream, not one per event); as `send` otherwise, but answers at once unless the buffer must drain.
+   */
+  sendEncoded(frames: readonly EncodedChunk[]): boolean | Promise<boolean>;
   comment(text: string): void;
   end(): void;
 }
@@ -95,16 +98,20 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     return write([encodeChunk(text)]);
   }
 
-  async function writeWithinLimit(frames: readonly EncodedChunk[]): Promise<boolean> {
+  /** Synchronous while the consumer keeps up: a promise only when its buffer passed the limit and must drain. */
+  function writeWithinLimit(frames: readonly EncodedChunk[]): boolean | Promise<boolean> {
     if (!write(frames)) return false;
     if (socket.writableLength <= options.bufferLimitBytes) return true;
+    return waitForDrain();
+  }
+  async function waitForDrain(): Promise<boolean> {
     await Promise.race([once(socket, 'drain'), sleep(options.drainGraceMs ?? 1_000, undefined, { signal: controller.signal })]).catch(() => {});
     return socket.writableLength <= options.bufferLimitBytes;
   }
 
   return {
     signal: controller.signal,
-    send: (frame) => writeWithinLimit([encodeChunk(formatFrame(frame))]),
+    send: async (frame) => writeWithinLimit([encodeChunk(formatFrame(frame))]),
     sendEncoded: writeWithinLimit,
     comment(text) {
       writeText(`: ${text}\n\n`);

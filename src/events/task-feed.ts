@@ -5,6 +5,10 @@ import type { EventHub, OnWake } from './event-hub.ts';
 export type ReadLog = (taskId: string, afterSeq: number, limit: number, signal: AbortSignal) => Promise<TaskEvent[]>;
 
 export interface FeedFollowOptions {
+  /**
+   * At most the log's last seq (resume-point.ts sees to it): a follower that reaches the end of the log starts the
+   * shared feed where it stands, so a cursor past the end would start it past events not yet written.
+   */
   afterSeq: number;
   types?: string[];
   signal: AbortSignal;
@@ -20,7 +24,20 @@ export interface TaskFeeds {
    * its socket at once, one write per wake-up instead of one per event.
    */
   followBatches(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent[]>;
+  /**
+   * The same batches, pushed: once the follower has caught up, the feed hands each batch to `deliver` from its own
+   * wake-up, with no promise per follower per batch (the fan-out path: a wake-up of a task with a thousand streams
+   * writes a thousand sockets in one loop). Resolves after STREAM_END, on abort, or once `deliver` answers false;
+   * rejects if a read fails.
+   */
+  deliverBatches(taskId: string, options: FeedFollowOptions, deliver: DeliverBatch): Promise<void>;
 }
+
+/**
+ * Takes a batch (never empty) and answers true to take more, false to stop, or a promise of that when the
+ * follower must wait before more (a socket whose buffer is full): no batch is handed over until it settles.
+ */
+export type DeliverBatch = (events: TaskEvent[]) => boolean | Promise<boolean>;
 
 export interface FeedLimits {
   batchSize: number;
@@ -44,6 +61,25 @@ interface TaskFeed {
    * (on its abort); rejects if the feed's read fails.
    */
   waitPast(cursor: number, onWait: (release: () => void) => void): Promise<void>;
+  /**
+   * Pushes what the feed reads after `cursor` to `push` (which answers false to be let go) until it is let go,
+   * or the follower calls the release it is handed; rejects if the feed's read fails. Resolves at once when the
+   * feed already holds an event after `cursor`: the follower takes those itself first.
+   */
+  pushPast(cursor: number, push: (events: TaskEvent[]) => boolean, onWait: (release: () => void) => void): Promise<void>;
+}
+
+interface PushedFollower {
+  push(events: TaskEvent[]): boolean;
+  detached: PromiseWithResolvers<void>;
+}
+
+/** The part of `events` (after `cursor`, in seq order) a follower takes: up to STREAM_END, and `ended` if it came. */
+function takeUpToEnd(events: TaskEvent[], types: string[] | undefined): { taken: TaskEvent[]; wanted: TaskEvent[]; ended: boolean } {
+  const end = events.findIndex((event) => event.type === 'STREAM_END');
+  const taken = end === -1 ? events : events.slice(0, end + 1);
+  const wanted = types ? taken.filter((event) => types.includes(event.type) || event.type === 'STREAM_END') : taken;
+  return { taken, wanted, ended: end !== -1 };
 }
 
 /**
@@ -75,12 +111,53 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
       while (!signal.aborted) {
         const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
         if (events.length === 0 && !signal.aborted) await feed.waitPast(cursor, holdRelease);
-        const end = events.findIndex((event) => event.type === 'STREAM_END');
-        const taken = end === -1 ? events : events.slice(0, end + 1);
+        const { taken, wanted, ended } = takeUpToEnd(events, types);
         if (taken.length > 0) cursor = taken.at(-1)!.seq;
-        const wanted = types ? taken.filter((event) => types.includes(event.type) || event.type === 'STREAM_END') : taken;
         if (wanted.length > 0) yield wanted;
-        if (end !== -1) return;
+        if (ended) return;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      feed.leave();
+    }
+  }
+
+  async function deliverBatches(taskId: string, { afterSeq, types, signal, hasEndedBefore }: FeedFollowOptions, deliver: DeliverBatch): Promise<void> {
+    if (await hasEndedBefore?.()) return;
+    const feed = join(taskId);
+    let cursor = afterSeq;
+    let isDone = false;
+    /** What the follower waits for before it takes more (its stream's buffer draining). */
+    let pending: Promise<boolean> | undefined;
+    /** Hands the events after the cursor to `deliver`; true while the follower can take more at once. */
+    const take = (events: TaskEvent[]): boolean => {
+      const fresh = events.length > 0 && events[0].seq <= cursor ? events.filter((event) => event.seq > cursor) : events;
+      const { taken, wanted, ended } = takeUpToEnd(fresh, types);
+      if (taken.length > 0) cursor = taken.at(-1)!.seq;
+      if (ended) isDone = true;
+      if (wanted.length > 0) {
+        const delivered = deliver(wanted);
+        if (delivered === false) isDone = true;
+        else if (delivered !== true) pending = delivered;
+      }
+      return !isDone && pending === undefined;
+    };
+    let release: (() => void) | undefined;
+    const onAbort = () => release?.();
+    const holdRelease = (next: () => void) => { release = next; };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal.aborted && !isDone) {
+        const events = feed.eventsAfter(cursor) ?? await feed.catchUp(cursor, signal);
+        if (signal.aborted) return;
+        // Only a follower that has read to the end waits for pushes: one behind (its catch-up read a full batch) reads on.
+        if (events.length === 0) await feed.pushPast(cursor, take, holdRelease);
+        else take(events);
+        if (pending) {
+          const waited = pending;
+          pending = undefined;
+          if (!await waited) return;
+        }
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -90,6 +167,7 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
 
   return {
     followBatches,
+    deliverBatches,
     async* follow(taskId, options) {
       for await (const batch of followBatches(taskId, options)) yield* batch;
     },
@@ -111,6 +189,8 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
   /** The highest seq a wake-up during a read announced. */
   let announcedSeq = 0;
   const waiters = new Set<PromiseWithResolvers<void>>();
+  /** Followers the feed writes to itself; each is caught up to `position`, so each takes every new event. */
+  const pushed = new Set<PushedFollower>();
   const closing = new AbortController();
 
   const advance = (events: TaskEvent[]) => {
@@ -118,11 +198,29 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
     ring.push(...events);
     position = events.at(-1)!.seq;
     if (ring.length > limits.ringSize) ringFrom = ring.splice(0, ring.length - limits.ringSize).at(-1)!.seq;
+    for (const follower of pushed) pushTo(follower, events);
     settleWaiters((waiter) => waiter.resolve());
+  };
+  const pushTo = (follower: PushedFollower, events: TaskEvent[]) => {
+    try {
+      if (follower.push(events)) return;
+      pushed.delete(follower);
+      follower.detached.resolve();
+    } catch (error) {
+      // One stream's failure is its own: the feed, the other streams and the append that woke them go on.
+      pushed.delete(follower);
+      follower.detached.reject(error);
+    }
   };
   const settleWaiters = (settle: (waiter: PromiseWithResolvers<void>) => void) => {
     for (const waiter of waiters) settle(waiter);
     waiters.clear();
+  };
+  /** A failed read ends every follower's wait, pushed or not, with its error. */
+  const fail = (error: unknown) => {
+    settleWaiters((waiter) => waiter.reject(error));
+    for (const follower of pushed) follower.detached.reject(error);
+    pushed.clear();
   };
 
   // One read in flight per task: wake-ups during it are folded into at most one more read. Every append is
@@ -156,7 +254,7 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
         // An announced seq the log does not show (yet) is left to the next wake-up or the poll, not read for in a loop.
       } while ((events.length === limits.batchSize || isStale || (events.length > 0 && announcedSeq > position!)) && !closing.signal.aborted);
     } catch (error) {
-      settleWaiters((waiter) => waiter.reject(error));
+      fail(error);
     } finally {
       isReading = false;
     }
@@ -215,6 +313,16 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
         waiter.resolve();
       });
       return waiter.promise;
+    },
+    pushPast(cursor, push, onWait) {
+      if (position !== undefined && position > cursor) return Promise.resolve();
+      const follower: PushedFollower = { push, detached: Promise.withResolvers<void>() };
+      pushed.add(follower);
+      onWait(() => {
+        pushed.delete(follower);
+        follower.detached.resolve();
+      });
+      return follower.detached.promise;
     },
   };
 }

@@ -1,7 +1,17 @@
-/** Aborts when `touch` has not been called for `timeoutMs` (spec 8: streams close after 5 idle minutes). */
+/**
+ * Aborts when `touch` has not been called for `timeoutMs` (spec 8: streams close after 5 idle minutes). A touch
+ * only notes the time (a stream touches once per batch it writes); the timer, when it fires, sleeps on for what
+ * is left of the timeout since the last touch.
+ */
 export function createInactivityTimer(timeoutMs: number, parent: AbortSignal) {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let lastTouchMs = performance.now();
+  const expireOrWait = () => {
+    const idleMs = performance.now() - lastTouchMs;
+    if (idleMs >= timeoutMs) controller.abort();
+    else timer = setTimeout(expireOrWait, timeoutMs - idleMs);
+  };
+  let timer = setTimeout(expireOrWait, timeoutMs);
   const onParentAbort = () => controller.abort();
   parent.addEventListener('abort', onParentAbort, { once: true });
   controller.signal.addEventListener('abort', () => {
@@ -12,8 +22,7 @@ export function createInactivityTimer(timeoutMs: number, parent: AbortSignal) {
     signal: controller.signal,
     get expired() { return controller.signal.aborted && !parent.aborted; },
     touch() {
-      // Called for every batch a stream writes: restarting the one timer allocates nothing.
-      if (!controller.signal.aborted) timer.refresh();
+      lastTouchMs = performance.now();
     },
     dispose() { controller.abort(); },
   };

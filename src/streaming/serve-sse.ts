@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { followTaskEventBatches } from '../events/follow-events.ts';
+import type { TaskEvent } from '../events/append-event.ts';
+import { deliverTaskEventBatches } from '../events/follow-events.ts';
 import { openSse } from '../events/sse.ts';
 import { encodedSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
@@ -19,17 +20,24 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
   const idle = createInactivityTimer(streams.inactivityTimeoutMs, AbortSignal.any([sse.signal, lease.revoked]));
   try {
     sse.comment(`connected to workflow ${plan.taskId}`);
-    for await (const events of followTaskEventBatches(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
+    let fellBehindAt: TaskEvent | undefined;
+    await deliverTaskEventBatches(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger }, (events) => {
       idle.touch();
-      const event = events.at(-1)!;
-      resumeFrom = event.stream_id;
-      if (await sse.sendEncoded(events.map(encodedSseFrame))) continue;
+      const last = events.at(-1)!;
+      resumeFrom = last.stream_id;
+      const noteWritten = (isWritten: boolean) => {
+        if (!isWritten) fellBehindAt = last;
+        return isWritten;
+      };
+      const written = sse.sendEncoded(events.map(encodedSseFrame));
+      return typeof written === 'boolean' ? noteWritten(written) : written.then(noteWritten);
+    });
+    if (fellBehindAt) {
       // Too far behind: end with an error the client can act on instead of buffering without bound.
       await sse.send({ event: 'error', data: JSON.stringify({
-        type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',
-        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${event.stream_id}`,
+        type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: fellBehindAt.seq, code: 'consumer_too_slow',
+        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${fellBehindAt.stream_id}`,
       }) });
-      break;
     }
     if (idle.expired) sse.comment('closing after inactivity');
     if (lease.revoked.aborted) {
