@@ -1,12 +1,21 @@
 import type { WebSocket } from 'ws';
 import type { Deps } from '../deps.ts';
-import { followTaskEvents } from '../events/follow-events.ts';
+import type { TaskEvent } from '../events/append-event.ts';
+import { deliverTaskEventBatches } from '../events/follow-events.ts';
 import { createInactivityTimer } from './inactivity.ts';
 import { shutdownNotice } from './shutdown-notice.ts';
 import type { StreamPlan } from './prepare-stream.ts';
 import type { StreamLease } from './stream-slots.ts';
 
 const PING_INTERVAL_MS = 20_000;
+
+/** An event's message, encoded once for every socket that sends it (the streams of a task share its event objects). */
+const encodedMessages = new WeakMap<TaskEvent, Buffer>();
+function encodedEventMessage(event: TaskEvent): Buffer {
+  let encoded = encodedMessages.get(event);
+  if (encoded === undefined) encodedMessages.set(event, encoded = Buffer.from(JSON.stringify(event)));
+  return encoded;
+}
 
 /** One JSON event per message; STREAM_END then close. A peer that misses a pong round is dropped. */
 export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: StreamPlan, lease: StreamLease): Promise<void> {
@@ -32,15 +41,25 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
   // Clients may send anything (e.g. keepalives); the stream is one-way, so messages are ignored.
   socket.on('message', () => {});
   try {
-    for await (const event of followTaskEvents(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger })) {
+    let lastSentSeq = plan.afterSeq;
+    let hasFallenBehind = false;
+    await deliverTaskEventBatches(deps.db, deps.events, plan.taskId, { afterSeq: plan.afterSeq, types: plan.types, signal: idle.signal, logger: deps.logger }, (events) => {
       idle.touch();
-      if (socket.bufferedAmount > streams.bufferLimitBytes) {
-        socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: event.seq, code: 'consumer_too_slow',
-          message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${event.stream_id}` }));
-        break;
+      for (const event of events) {
+        if (socket.bufferedAmount > streams.bufferLimitBytes) {
+          hasFallenBehind = true;
+          return false;
+        }
+        socket.send(encodedEventMessage(event), { binary: false });
+        lastSentSeq = event.seq;
+        resumeFrom = event.stream_id;
       }
-      socket.send(JSON.stringify(event));
-      resumeFrom = event.stream_id;
+      return true;
+    });
+    if (hasFallenBehind) {
+      // Named by the last event sent: the one that found the buffer full was not.
+      socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: lastSentSeq, code: 'consumer_too_slow',
+        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${resumeFrom}` }));
     }
     if (lease.revoked.aborted) {
       socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, code: 'credential_revoked', message: lease.revoked.reason }));
