@@ -24,16 +24,10 @@ export function followTaskEvents(db: Db, hub: EventHub, taskId: string, options:
   return feedsOf(db, hub, options.logger).follow(taskId, followingFrom(db, taskId, options));
 }
 
-/** followTaskEvents by the batch that became readable at once (never empty), for a stream that writes each in one go. */
-export function followTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions): AsyncGenerator<TaskEvent[]> {
-  // The feed's own generator, not one wrapped around it: a stream takes a batch per wake-up, and each layer of
-  // async generator costs every batch of every stream its own promises.
-  return feedsOf(db, hub, options.logger).followBatches(taskId, followingFrom(db, taskId, options));
-}
-
 /**
- * The same batches, pushed to `deliver` from the wake-up that reads them (see TaskFeeds.deliverBatches): the native
- * SSE stream's path, where a wake-up of a task followed by thousands of streams writes them all in one loop.
+ * followTaskEvents by the batch that became readable at once (never empty), pushed to `deliver` from the wake-up
+ * that reads them (TaskFeeds.deliverBatches): the native SSE and WebSocket streams' path, where a wake-up of a task
+ * followed by thousands of streams writes them all in one loop.
  */
 export function deliverTaskEventBatches(db: Db, hub: EventHub, taskId: string, options: FollowOptions, deliver: DeliverBatch): Promise<void> {
   return feedsOf(db, hub, options.logger).deliverBatches(taskId, followingFrom(db, taskId, options), deliver);

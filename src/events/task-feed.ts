@@ -20,15 +20,11 @@ export interface TaskFeeds {
   /** Every event after the cursor, once and in seq order, until STREAM_END (delivered whatever `types` says) or abort. */
   follow(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent>;
   /**
-   * The same events, as the batches that became readable together (never empty): a stream writes each batch to
-   * its socket at once, one write per wake-up instead of one per event.
-   */
-  followBatches(taskId: string, options: FeedFollowOptions): AsyncGenerator<TaskEvent[]>;
-  /**
-   * The same batches, pushed: once the follower has caught up, the feed hands each batch to `deliver` from its own
-   * wake-up, with no promise per follower per batch (the fan-out path: a wake-up of a task with a thousand streams
-   * writes a thousand sockets in one loop). Resolves after STREAM_END, on abort, or once `deliver` answers false;
-   * rejects if a read fails.
+   * The same events as the batches that became readable together (never empty), pushed: a stream writes each batch
+   * to its socket at once, one write per wake-up instead of one per event. Once the follower has caught up, the
+   * feed hands each batch to `deliver` from its own wake-up, with no promise per follower per batch (the fan-out
+   * path: a wake-up of a task with a thousand streams writes a thousand sockets in one loop). Resolves after
+   * STREAM_END, on abort, or once `deliver` answers false; rejects if a read fails.
    */
   deliverBatches(taskId: string, options: FeedFollowOptions, deliver: DeliverBatch): Promise<void>;
 }
@@ -166,7 +162,6 @@ export function createTaskFeeds(hub: Pick<EventHub, 'subscribe'>, readLog: ReadL
   }
 
   return {
-    followBatches,
     deliverBatches,
     async* follow(taskId, options) {
       for await (const batch of followBatches(taskId, options)) yield* batch;
