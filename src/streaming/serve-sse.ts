@@ -25,12 +25,16 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
       idle.touch();
       const last = events.at(-1)!;
       resumeFrom = last.stream_id;
-      const noteWritten = (isWritten: boolean) => {
+      const written = sse.sendEncoded(events.map(encodedSseFrame));
+      if (written === true) return true;
+      if (written === false) {
+        fellBehindAt = last;
+        return false;
+      }
+      return written.then((isWritten) => {
         if (!isWritten) fellBehindAt = last;
         return isWritten;
-      };
-      const written = sse.sendEncoded(events.map(encodedSseFrame));
-      return typeof written === 'boolean' ? noteWritten(written) : written.then(noteWritten);
+      });
     });
     if (fellBehindAt) {
       // Too far behind: end with an error the client can act on instead of buffering without bound.
