@@ -5,7 +5,7 @@ import { deliverTaskEventBatches } from '../events/follow-events.ts';
 import { openSse } from '../events/sse.ts';
 import { encodedSseFrame } from '../events/sse-names.ts';
 import { createInactivityTimer } from './inactivity.ts';
-import { shutdownNotice } from './shutdown-notice.ts';
+import { fellBehindNotice, shutdownNotice } from './stream-notices.ts';
 import type { StreamPlan } from './prepare-stream.ts';
 import type { StreamLease } from './stream-slots.ts';
 
@@ -38,10 +38,7 @@ export async function serveSseStream(deps: Deps, request: FastifyRequest, reply:
     });
     if (fellBehindAt) {
       // Too far behind: end with an error the client can act on instead of buffering without bound.
-      await sse.send({ event: 'error', data: JSON.stringify({
-        type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: fellBehindAt.seq, code: 'consumer_too_slow',
-        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${fellBehindAt.stream_id}`,
-      }) });
+      await sse.send({ event: 'error', data: JSON.stringify(fellBehindNotice(plan.taskId, fellBehindAt.seq, fellBehindAt.stream_id, streams.bufferLimitBytes)) });
     }
     if (idle.expired) sse.comment('closing after inactivity');
     if (lease.revoked.aborted) {

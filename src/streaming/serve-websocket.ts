@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import type { TaskEvent } from '../events/append-event.ts';
 import { deliverTaskEventBatches } from '../events/follow-events.ts';
 import { createInactivityTimer } from './inactivity.ts';
-import { shutdownNotice } from './shutdown-notice.ts';
+import { fellBehindNotice, shutdownNotice } from './stream-notices.ts';
 import type { StreamPlan } from './prepare-stream.ts';
 import type { StreamLease } from './stream-slots.ts';
 
@@ -58,8 +58,7 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     });
     if (hasFallenBehind) {
       // Named by the last event sent: the one that found the buffer full was not.
-      socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, seq: lastSentSeq, code: 'consumer_too_slow',
-        message: `stream consumer fell more than ${streams.bufferLimitBytes} bytes behind; reconnect with last_event_id=${resumeFrom}` }));
+      socket.send(JSON.stringify(fellBehindNotice(plan.taskId, lastSentSeq, resumeFrom, streams.bufferLimitBytes)));
     }
     if (lease.revoked.aborted) {
       socket.send(JSON.stringify({ type: 'ERROR_OCCURRED', workflow_id: plan.taskId, code: 'credential_revoked', message: lease.revoked.reason }));
