@@ -9,7 +9,7 @@ import { startGateway } from '../submit/gateway-process.ts';
 import { machineLine } from '../submit/report.ts';
 import { measureBroadcasterFanOut, measureGatewayFanOut, type FanOutLevel } from './fan-out.ts';
 import { createApiAccount } from './gateway-api.ts';
-import { fanOutRow } from './report.ts';
+import { fanOutRow, KIND_TABLE_HEAD, latencyByKindRow } from './report.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** As run.ts: authentication by API key, the per-key stream cap and rate limit raised for one key to hold every stream. */
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
     console.log('| streams | server | streams open (refused) | opening took s | events delivered / expected | delivered events/s | commit → receipt p50 / p90 / p99 / max ms | seq gaps, error events | RSS before → peak MiB |');
     console.log(fanOutRow('gateway', result));
     console.log(fanOutRow('bare broadcaster', broadcaster));
+    console.log(['', 'gateway, by kind of event:', ...KIND_TABLE_HEAD, latencyByKindRow(result)].join('\n'));
     console.log(`share of the broadcaster: ${(100 * result.deliveredPerSecond / broadcaster.deliveredPerSecond).toFixed(0)} %; CPU gateway ${result.cpu.server.toFixed(0)} %, postgres ${result.cpu.postgres.toFixed(0)} %, bench ${result.cpu.bench.toFixed(0)} %, other ${result.cpu.other.toFixed(0)} %`);
   } finally {
     await gateway.stop();

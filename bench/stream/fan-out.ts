@@ -1,3 +1,4 @@
+import type { RecordableHistogram } from 'node:perf_hooks';
 import { logActivity, sampleActivityIfAsked } from '../submit/activity-sampler.ts';
 import { freePort } from '../submit/free-port.ts';
 import { startChildServer } from '../submit/child-server.ts';
@@ -9,7 +10,7 @@ import { waitForQuietMachine } from '../submit/quiet-machine.ts';
 import { releaseTask, submitHeldTask, type GatewayApi } from './gateway-api.ts';
 import { LONG_ANSWER_MODEL } from './long-answer-catalog.ts';
 import { sampleRss } from './peak-rss.ts';
-import { nowMs, type StreamStats } from './subscriber-protocol.ts';
+import { EVENT_KINDS, nowMs, type EventKind, type StreamStats } from './subscriber-protocol.ts';
 import { startSubscribers, type OpenSummary } from './subscribers.ts';
 
 const QUIET_PERCENT = 30;
@@ -45,6 +46,8 @@ export interface FanOutResult {
   open: OpenSummary;
   stats: StreamStats;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** The partial deltas, the completion frames and the rest apart: which kind makes the tail. */
+  latencyByKindMs: Record<EventKind, { count: number; p50: number; p99: number; max: number }>;
   /** Window start → last event received. */
   windowMs: number;
   deliveredPerSecond: number;
@@ -134,15 +137,20 @@ async function measureFanOut(name: string, level: FanOutLevel, log: Log, streams
     log(`${name}: streams still open ${OVERRUN_MS / 1000} s after the answers should have ended; closing them`);
     subscribers.stop();
   }, level.answerMs + OVERRUN_MS);
-  const { stats, latency } = await subscribers.finished.finally(() => clearTimeout(overrun));
+  const { stats, latency, latencyByKind } = await subscribers.finished.finally(() => clearTimeout(overrun));
   await logActivity(log, `while ${name} delivered`, windowActivity);
   const windowMs = (stats.events > 0 ? stats.lastReceivedMs : nowMs()) - windowStartMs;
   const cpu = cpuShareBetween(cpuBefore, await snapshotCpu(streams.cpuTargets), windowMs / 1000);
   const { expectedDeliveries, ...flow } = await streams.producedFlow(windowStartMs);
-  const ms = (percent: number) => latency.count > 0 ? latency.percentile(percent) / 1000 : Number.NaN;
+  const ms = (histogram: RecordableHistogram, percent: number) => histogram.count > 0 ? histogram.percentile(percent) / 1000 : Number.NaN;
+  const maxMs = (histogram: RecordableHistogram) => histogram.count > 0 ? histogram.max / 1000 : Number.NaN;
   return {
     subscribers: level.subscribers, open, stats,
-    latencyMs: { p50: ms(50), p90: ms(90), p99: ms(99), max: latency.count > 0 ? latency.max / 1000 : Number.NaN },
+    latencyMs: { p50: ms(latency, 50), p90: ms(latency, 90), p99: ms(latency, 99), max: maxMs(latency) },
+    latencyByKindMs: Object.fromEntries(EVENT_KINDS.map((kind) => {
+      const histogram = latencyByKind[kind];
+      return [kind, { count: histogram.count, p50: ms(histogram, 50), p99: ms(histogram, 99), max: maxMs(histogram) }];
+    })) as FanOutResult['latencyByKindMs'],
     windowMs, deliveredPerSecond: stats.events / (windowMs / 1000), expectedDeliveries,
     flow: { ...flow, dataBytes: stats.events > 0 ? Math.round(stats.dataBytes / stats.events) : 0 },
     rss: await rss.stop(), cpu, busyBefore,

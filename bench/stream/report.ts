@@ -3,6 +3,7 @@ import { machineLine } from '../submit/report.ts';
 import type { CatchUpResult } from './catch-up.ts';
 import type { FanOutLevel, FanOutResult } from './fan-out.ts';
 import type { FirstEventSummary } from './first-event.ts';
+import type { EventKind } from './subscriber-protocol.ts';
 
 export const TARGETS = {
   fanOutStreams: 5_000,
@@ -68,6 +69,11 @@ export function formatSection(run: StreamRun): string {
       cpuRow('bare broadcaster', pair.broadcaster, '—'),
     ]),
     '',
+    'Commit → receipt by kind of event (the gateway only; the broadcaster sends partial deltas alone):',
+    '',
+    ...KIND_TABLE_HEAD,
+    ...run.fanOut.map((pair) => latencyByKindRow(pair.gateway)),
+    '',
     ...run.fanOut.map(({ gateway: { subscribers, flow, stats }, broadcaster }) => `Event flow at ${subscribers} streams: each task wrote `
       + `${flow.eventsPerChannel} events in the window, one every ${fixed(flow.intervalMs, 1)} ms on average (the broadcaster: `
       + `${broadcaster.flow.eventsPerChannel}, one every ${fixed(broadcaster.flow.intervalMs, 0)} ms), \`data\` ${flow.dataBytes} bytes on average; `
@@ -106,6 +112,19 @@ export function fanOutRow(server: string, result: FanOutResult): string {
   return `| ${result.subscribers} | ${server} | ${open.opened} (${open.failed}) | ${fixed(open.openMs / 1000, 1)} | ${stats.events} / ${result.expectedDeliveries} | `
     + `${fixed(result.deliveredPerSecond, 0)} | ${fixed(latency.p50, 1)} / ${fixed(latency.p90, 1)} / ${fixed(latency.p99, 1)} / ${fixed(latency.max, 1)} | `
     + `${stats.gaps}, ${stats.errorEvents} | ${fixed(result.rss.startMiB, 0)} → ${fixed(result.rss.peakMiB, 0)} |`;
+}
+
+export const KIND_TABLE_HEAD = [
+  '| streams | partial deltas: deliveries, p50 / p99 / max ms | completion frames | other events |',
+  `|${' --- |'.repeat(4)}`,
+];
+
+export function latencyByKindRow(result: FanOutResult): string {
+  const cell = (kind: EventKind) => {
+    const { count, p50, p99, max } = result.latencyByKindMs[kind];
+    return `${count}, ${fixed(p50, 1)} / ${fixed(p99, 1)} / ${fixed(max, 1)}`;
+  };
+  return `| ${result.subscribers} | ${cell('delta')} | ${cell('completed')} | ${cell('other')} |`;
 }
 
 function cpuRow(server: string, result: FanOutResult, ratio: string): string {

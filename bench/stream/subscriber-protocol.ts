@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { createHistogram, performance } from 'node:perf_hooks';
 import type { RecordableHistogram } from 'node:perf_hooks';
 
 /** What a subscriber worker is given: the gateway (or broadcaster) to connect to and its share of the streams. */
@@ -26,7 +26,21 @@ export interface FinishedMessage {
   stats: StreamStats;
   /** Commit → receipt, in microseconds, of the events committed inside the window. */
   latency: RecordableHistogram;
+  /** The same, by kind of event: the partial deltas, the completion frames, the rest. */
+  latencyByKind: Record<EventKind, RecordableHistogram>;
 }
+
+export const EVENT_KINDS = ['delta', 'completed', 'other'] as const;
+export type EventKind = typeof EVENT_KINDS[number];
+
+export function eventKind(eventName: string | undefined): EventKind {
+  if (eventName === 'thread.message.delta') return 'delta';
+  if (eventName === 'thread.message.completed') return 'completed';
+  return 'other';
+}
+
+/** Microseconds, up to 10 minutes. */
+export const newLatencyHistogram = (): RecordableHistogram => createHistogram({ lowest: 1, highest: 600_000_000, figures: 3 });
 
 export type WorkerMessage = OpenedMessage | FinishedMessage;
 

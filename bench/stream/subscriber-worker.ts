@@ -5,19 +5,18 @@
  * with a transferable histogram) once every stream has ended or the parent says stop.
  */
 import http from 'node:http';
-import { createHistogram } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import {
-  newStreamStats, nowMs, type FinishedMessage, type OpenedMessage, type ParentMessage, type WorkerSetup,
+  EVENT_KINDS, eventKind, newLatencyHistogram, newStreamStats, nowMs, type FinishedMessage, type OpenedMessage, type ParentMessage, type WorkerSetup,
 } from './subscriber-protocol.ts';
 
 const ERROR_SAMPLE = 5;
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const stats = newStreamStats();
-// Latencies in microseconds, up to 10 minutes.
-const latency = createHistogram({ lowest: 1, highest: 600_000_000, figures: 3 });
+const latency = newLatencyHistogram();
+const latencyByKind = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, newLatencyHistogram()])) as FinishedMessage['latencyByKind'];
 const agent = new http.Agent({ keepAlive: true, maxSockets: setup.paths.length + 1 });
 const requests = new Set<http.ClientRequest>();
 let windowStartMs = Number.POSITIVE_INFINITY;
@@ -110,7 +109,9 @@ function followStream() {
       stats.events += 1;
       stats.dataBytes += event.data.length;
       stats.lastReceivedMs = Math.max(stats.lastReceivedMs, receivedMs);
-      latency.record(Math.max(1, Math.round((receivedMs - committedMs) * 1000)));
+      const microseconds = Math.max(1, Math.round((receivedMs - committedMs) * 1000));
+      latency.record(microseconds);
+      latencyByKind[eventKind(event.event)].record(microseconds);
     },
   });
 }
@@ -126,5 +127,5 @@ function finishIfDone(): void {
   if (isFinished || !isOpenPhaseDone || (ended < setup.paths.length && !(isStopping && requests.size === 0))) return;
   isFinished = true;
   agent.destroy();
-  port.postMessage({ type: 'finished', stats, latency } satisfies FinishedMessage);
+  port.postMessage({ type: 'finished', stats, latency, latencyByKind } satisfies FinishedMessage);
 }

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { newStreamStats, type FinishedMessage, type OpenedMessage, type StreamStats, type WorkerMessage, type WorkerSetup } from './subscriber-protocol.ts';
+import { EVENT_KINDS, newLatencyHistogram, newStreamStats, type FinishedMessage, type OpenedMessage, type StreamStats, type WorkerMessage, type WorkerSetup } from './subscriber-protocol.ts';
 
 /** In-flight stream opens per client worker. */
 const OPEN_CONCURRENCY = 64;
@@ -28,7 +27,7 @@ export interface Subscribers {
   /** Events committed from `startMs` on are measured; earlier ones are counted apart. */
   startWindow(startMs: number): void;
   /** Every stream has ended, or was stopped. */
-  finished: Promise<{ stats: StreamStats; latency: RecordableHistogram }>;
+  finished: Promise<Omit<FinishedMessage, 'type'>>;
   /** Closes every stream still open; `finished` then resolves. */
   stop(): void;
 }
@@ -81,11 +80,13 @@ function mergeOpened(messages: OpenedMessage[]): OpenSummary {
   };
 }
 
-function mergeFinished(messages: FinishedMessage[]): { stats: StreamStats; latency: RecordableHistogram } {
-  const latency = createHistogram({ lowest: 1, highest: 600_000_000, figures: 3 });
+function mergeFinished(messages: FinishedMessage[]): Omit<FinishedMessage, 'type'> {
+  const latency = newLatencyHistogram();
+  const latencyByKind = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, newLatencyHistogram()])) as FinishedMessage['latencyByKind'];
   const stats = newStreamStats();
-  for (const { stats: part, latency: partLatency } of messages) {
+  for (const { stats: part, latency: partLatency, latencyByKind: partByKind } of messages) {
     latency.add(partLatency);
+    for (const kind of EVENT_KINDS) latencyByKind[kind].add(partByKind[kind]);
     stats.events += part.events;
     stats.eventsBeforeWindow += part.eventsBeforeWindow;
     stats.dataBytes += part.dataBytes;
@@ -98,7 +99,7 @@ function mergeFinished(messages: FinishedMessage[]): { stats: StreamStats; laten
     stats.connectionErrors += part.connectionErrors;
     stats.errorSample.push(...part.errorSample);
   }
-  return { stats, latency };
+  return { stats, latency, latencyByKind };
 }
 
 function addCounts(into: Record<string, number>, counts: Record<string, number>): void {
