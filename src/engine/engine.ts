@@ -86,6 +86,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   await withEngineSchemaLock(options.databaseUrl, async (client) => {
     await DBOS.launch();
     if (!leaveOwnRecordsUnrecorded()) options.logger.warn('the engine\'s step recording was not found: every step outcome is recorded, those already durable in the task\'s own rows too');
+    if (!skipRepeatedCancelChecks()) options.logger.warn('the engine\'s cancel check was not found: each step reads its workflow\'s status twice on entering');
     await fenceClaims(client);
   });
   await DBOS.registerQueue(TASK_QUEUE, {
@@ -396,12 +397,39 @@ export function trustOwnershipWhile(certain: () => boolean): void {
  */
 export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForDatabase: WaitForDatabase = (attempt) => attempt(), isOwnRecord?: (outcome: T) => boolean): Promise<T> {
   let unrecorded: string | undefined;
-  return DBOS.runStep(async () => {
-    if (!ownershipIsCertain()) await waitForDatabase(() => assertStillOwnsWorkflow(DBOS.workflowID!));
-    const outcome = await work();
-    if (isOwnRecord?.(outcome)) unrecordedOutcomes.add(unrecorded = `${DBOS.workflowID}:${DBOS.stepID}`);
-    return outcome;
-  }, { name }).finally(() => unrecorded && unrecordedOutcomes.delete(unrecorded));
+  const workflowId = DBOS.workflowID;
+  if (workflowId !== undefined) enteringStep.add(workflowId);
+  try {
+    return DBOS.runStep(async () => {
+      if (!ownershipIsCertain()) await waitForDatabase(() => assertStillOwnsWorkflow(DBOS.workflowID!));
+      const outcome = await work();
+      if (isOwnRecord?.(outcome)) unrecordedOutcomes.add(unrecorded = `${DBOS.workflowID}:${DBOS.stepID}`);
+      return outcome;
+    }, { name }).finally(() => unrecorded && unrecordedOutcomes.delete(unrecorded));
+  } finally {
+    // The engine asks for the cancel check, if at all, synchronously inside runStep: nothing is left to skip later.
+    if (workflowId !== undefined) enteringStep.delete(workflowId);
+  }
+}
+
+/** Workflows whose step runDurableStep is entering at this moment (inside its synchronous call of runStep). */
+const enteringStep = new Set<string>();
+
+type CheckIfCanceled = (workflowId: string) => Promise<void>;
+
+/**
+ * Makes the engine skip the first of the two cancel checks it makes on entering a step: it reads the workflow's
+ * status, then at once reads it again with the step's record (getOperationResultAndThrowIfCancelled), and throws if
+ * either says cancelled. Skipping the first changes no outcome and saves a round trip per step (docs/decisions.md,
+ * "One cancel check per step"). Only the check asked for while runDurableStep is entering its step is skipped; the
+ * engine's other checks (messages, sleeps, child workflows) are not. False when a later engine version moved it.
+ */
+function skipRepeatedCancelChecks(): boolean {
+  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { checkIfCanceled?: CheckIfCanceled } | undefined;
+  const check = database?.checkIfCanceled;
+  if (!database || typeof check !== 'function') return false;
+  database.checkIfCanceled = (workflowId) => (enteringStep.delete(workflowId) ? Promise.resolve() : check.call(database, workflowId));
+  return true;
 }
 
 /** Steps (`workflow id:step id`) that returned an outcome the engine is not to record (runDurableStep's `isOwnRecord`). */

@@ -104,7 +104,9 @@ test('an agent past agent_timeout_seconds fails and the lead hears of it; with e
 });
 
 test('time the swarm spends paused does not count toward agent_timeout_seconds', async (t) => {
-  const timeoutSeconds = 3;
+  // Long enough for the agents' own work on a loaded two-core machine (their turns before the pause, the replay after
+  // the resume and their last turns took over 3 s in one CI run), while the pause alone outlasts it.
+  const timeoutSeconds = 8;
   const gateway = await startGateway(t, { env: { WEB_SEARCH_PROVIDER: 'fixture', SWARM_AGENT_TIMEOUT_SECONDS: String(timeoutSeconds) } });
   const answer = await gateway.request('POST', '/api/v1/tasks', { query: QUESTION, context: { force_swarm: true, mock_delay_ms: 100, mock_swarm: { search_turns: 2 } } });
   assert.equal(answer.status, 200, answer.text);

@@ -25,6 +25,21 @@ describe('TOOLS_DNS_SERVERS', () => {
     assert.equal(dns.questionsFor('localhost'), 1);
   });
 
+  it('a question repeated while its answer is late is the same question: answered alike, counted once', async () => {
+    const late = await startDnsStandIn((_name, questionNumber) => (questionNumber === 1 ? '192.0.2.1' : '127.0.0.1'), {
+      answerDelayMs: (name) => (name === 'late.rebind.test' ? 1_100 : 0),
+    });
+    try {
+      const resolveHost = hostResolverOf([late.address]);
+      // Prompt answers first: the resolver then waits about a second before asking again (same id, new port).
+      for (let index = 0; index < 10; index += 1) await resolveHost(`prompt-${index}.rebind.test`);
+      assert.deepEqual(await resolveHost('late.rebind.test'), [{ address: '192.0.2.1', family: 4 }]);
+      assert.equal(late.questionsFor('late.rebind.test'), 1);
+    } finally {
+      late.close();
+    }
+  });
+
   it('empty, the system resolver answers', async () => {
     const addresses = await hostResolverOf([])('localhost');
     assert.ok(addresses.some(({ address }) => address === '127.0.0.1' || address === '::1'), JSON.stringify(addresses));
