@@ -42,6 +42,9 @@ export function eventKind(eventName: string | undefined): EventKind {
 /** Microseconds, up to 10 minutes. */
 export const newLatencyHistogram = (): RecordableHistogram => createHistogram({ lowest: 1, highest: 600_000_000, figures: 3 });
 
+export const newLatencyByKind = (): Record<EventKind, RecordableHistogram> =>
+  Object.fromEntries(EVENT_KINDS.map((kind) => [kind, newLatencyHistogram()])) as Record<EventKind, RecordableHistogram>;
+
 export type WorkerMessage = OpenedMessage | FinishedMessage;
 
 export interface StreamStats {

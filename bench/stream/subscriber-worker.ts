@@ -8,7 +8,7 @@ import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import {
-  EVENT_KINDS, eventKind, newLatencyHistogram, newStreamStats, nowMs, type FinishedMessage, type OpenedMessage, type ParentMessage, type WorkerSetup,
+  eventKind, newLatencyByKind, newLatencyHistogram, newStreamStats, nowMs, type FinishedMessage, type OpenedMessage, type ParentMessage, type WorkerSetup,
 } from './subscriber-protocol.ts';
 
 const ERROR_SAMPLE = 5;
@@ -16,7 +16,7 @@ const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const stats = newStreamStats();
 const latency = newLatencyHistogram();
-const latencyByKind = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, newLatencyHistogram()])) as FinishedMessage['latencyByKind'];
+const latencyByKind = newLatencyByKind();
 const agent = new http.Agent({ keepAlive: true, maxSockets: setup.paths.length + 1 });
 const requests = new Set<http.ClientRequest>();
 let windowStartMs = Number.POSITIVE_INFINITY;

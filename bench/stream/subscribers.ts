@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { EVENT_KINDS, newLatencyHistogram, newStreamStats, type FinishedMessage, type OpenedMessage, type StreamStats, type WorkerMessage, type WorkerSetup } from './subscriber-protocol.ts';
+import { EVENT_KINDS, newLatencyByKind, newLatencyHistogram, newStreamStats, type FinishedMessage, type OpenedMessage, type StreamStats, type WorkerMessage, type WorkerSetup } from './subscriber-protocol.ts';
 
 /** In-flight stream opens per client worker. */
 const OPEN_CONCURRENCY = 64;
@@ -82,7 +82,7 @@ function mergeOpened(messages: OpenedMessage[]): OpenSummary {
 
 function mergeFinished(messages: FinishedMessage[]): Omit<FinishedMessage, 'type'> {
   const latency = newLatencyHistogram();
-  const latencyByKind = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, newLatencyHistogram()])) as FinishedMessage['latencyByKind'];
+  const latencyByKind = newLatencyByKind();
   const stats = newStreamStats();
   for (const { stats: part, latency: partLatency, latencyByKind: partByKind } of messages) {
     latency.add(partLatency);

@@ -397,7 +397,8 @@ export function trustOwnershipWhile(certain: () => boolean): void {
  */
 export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForDatabase: WaitForDatabase = (attempt) => attempt(), isOwnRecord?: (outcome: T) => boolean): Promise<T> {
   let unrecorded: string | undefined;
-  const workflowId = DBOS.workflowID;
+  // Inside a step the engine runs a nested one as plain code, with no check to skip.
+  const workflowId = DBOS.isInStep() ? undefined : DBOS.workflowID;
   if (workflowId !== undefined) enteringStep.add(workflowId);
   try {
     return DBOS.runStep(async () => {
