@@ -647,8 +647,19 @@ describe('web console: sessions, schedules, tools and keys screens', { skip: noB
     const { page, problems } = await openPage(context);
     const refreshes: number[] = [];
     page.on('request', (request) => { if (request.url().endsWith('/api/v1/auth/refresh')) refreshes.push(Date.now()); });
+    // The first page's 401 reaches the page only once the sign-in check's refresh is done and stored, as on a loaded
+    // machine: the request left with the old token and goes again with the new one, without a refresh of its own.
+    let heldOne = false;
+    await page.route('**/api/v1/tasks?limit=50', async (route) => {
+      if (heldOne) return route.continue();
+      heldOne = true;
+      const response = await route.fetch();
+      await page.waitForFunction(() => !sessionStorage.getItem('agentgate.console.credential')?.includes('"expired"'));
+      await route.fulfill({ response });
+    });
     await page.goto(`${gateway().url}/console/`);
     await page.getByTestId('task-table').or(page.getByText('No tasks yet.')).waitFor();
+    assert.equal(heldOne, true, 'the first page left with the expired token');
     assert.equal(refreshes.length, 1, 'one refresh for both 401s (a refresh token presented twice revokes its family)');
     const { rows } = await gateway().sql.query('select count(*)::int as revoked from refresh_tokens where user_id = $1 and revoked_at is not null and family_id = (select family_id from refresh_tokens where user_id = $1 order by created_at desc limit 1)', [owner.userId]);
     assert.equal(rows[0].revoked, 1, 'only the presented token was rotated out; the family lives on');

@@ -1,5 +1,5 @@
 import type { RequestBody, ResponseBody as Answer } from './schema';
-import { credentialHeaders, loadCredential, saveCredential } from './credentials';
+import { credentialHeaders, loadCredential, saveCredential, type Credential } from './credentials';
 
 export type { Answer, RequestBody };
 
@@ -35,8 +35,9 @@ export async function api<T>(method: string, path: string, body?: unknown, extra
 
 /** Sends with the credential; a 401 refreshes an access token once and sends again, and a second 401 signs out. */
 async function sendSignedIn(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<Response> {
+  const sentWith = loadCredential();
   let response = await sendPatiently(method, path, body, extraHeaders);
-  if (response.status === 401 && await refreshAccessToken()) response = await sendPatiently(method, path, body, extraHeaders);
+  if (response.status === 401 && await refreshAccessToken(sentWith)) response = await sendPatiently(method, path, body, extraHeaders);
   if (response.status === 401 && loadCredential()) {
     saveCredential(null);
     onSignedOut();
@@ -69,11 +70,14 @@ function send(method: string, path: string, body?: unknown, extraHeaders: Record
 let refreshing: Promise<boolean> | undefined;
 
 /**
- * One refresh after a 401 on an access token; a pasted key cannot be refreshed. Requests that fail together (the
- * sign-in check and the first list page leave side by side) share one refresh: the gateway treats a refresh token
- * presented twice as stolen and revokes its whole family.
+ * One refresh after a 401 on an access token (`sentWith`, the credential the refused request carried); a pasted key
+ * cannot be refreshed. The gateway treats a refresh token presented twice as stolen and revokes its whole family, so
+ * requests that fail together (the sign-in check and the first list page leave side by side) share one refresh, and
+ * a request whose 401 arrives after that refresh is done only goes again with the new token.
  */
-export function refreshAccessToken(): Promise<boolean> {
+export function refreshAccessToken(sentWith: Credential | null): Promise<boolean> {
+  const current = loadCredential();
+  if (current?.kind === 'token' && sentWith?.kind === 'token' && current.accessToken !== sentWith.accessToken) return Promise.resolve(true);
   refreshing ??= refreshOnce().finally(() => { refreshing = undefined; });
   return refreshing;
 }

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { credentialHeaders, loadCredential } from './credentials';
+import { credentialHeaders, loadCredential, type Credential } from './credentials';
 import { refreshAccessToken } from './client';
 import type { TaskEvent } from './task-event';
 
@@ -32,7 +32,7 @@ export function followTask(taskId: string, handlers: StreamHandlers): () => void
       } catch (error) {
         if (stop.signal.aborted) return;
         if (error instanceof StreamRefused && error.status >= 400 && error.status < 500 && error.status !== 429) {
-          if (error.status === 401 && await refreshAccessToken()) continue;
+          if (error.status === 401 && await refreshAccessToken(error.sentWith)) continue;
           handlers.onState(error.status === 404 ? 'not found' : 'ended');
           return;
         }
@@ -44,10 +44,11 @@ export function followTask(taskId: string, handlers: StreamHandlers): () => void
   };
 
   const readOnce = async (): Promise<boolean> => {
-    const headers: Record<string, string> = { Accept: 'text/event-stream', ...credentialHeaders(loadCredential()) };
+    const sentWith = loadCredential();
+    const headers: Record<string, string> = { Accept: 'text/event-stream', ...credentialHeaders(sentWith) };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     const response = await fetch(`/api/v1/stream/sse?workflow_id=${encodeURIComponent(taskId)}`, { headers, signal: stop.signal });
-    if (!response.ok || !response.body) throw new StreamRefused(response.status);
+    if (!response.ok || !response.body) throw new StreamRefused(response.status, sentWith);
     handlers.onState('live');
     attempt = 0;
     let ended = false;
@@ -85,9 +86,12 @@ export function followTask(taskId: string, handlers: StreamHandlers): () => void
 
 class StreamRefused extends Error {
   readonly status: number;
-  constructor(status: number) {
+  /** The credential the refused request carried. */
+  readonly sentWith: Credential | null;
+  constructor(status: number, sentWith: Credential | null) {
     super(`stream refused: ${status}`);
     this.status = status;
+    this.sentWith = sentWith;
   }
 }
 
