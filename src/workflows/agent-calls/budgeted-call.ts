@@ -24,8 +24,11 @@ export type ModelRequest = Omit<StreamModelTextRequest, 'abortSignal' | 'telemet
  * aside; the opening decides what else commits with it (an agent's opening events, a tool turn's rows and the
  * settlement of the turn before) and returns undefined when the call must not start (nothing is written). The
  * reservation's row is written with the events, last: nothing the opening does after `reserve` may read reservations.
+ * `writeLater` takes other writes to make in the events' statement, on the same terms (nothing may read what they write).
  */
-export type Opening = (transaction: Db, row: TaskRow, reserve: () => Promise<Reservation>) => Promise<{ events: NewTaskEvent[]; reservation: Reservation } | undefined>;
+export type Opening = (
+  transaction: Db, row: TaskRow, reserve: () => Promise<Reservation>, writeLater: (write: AlongsideWrite) => void,
+) => Promise<{ events: NewTaskEvent[]; reservation: Reservation } | undefined>;
 
 /** What the settlement's transaction commits beside the usage row: the closing events (after the last token text) and a result. */
 export type Closing<T> = (transaction: Db, row: TaskRow, settled: { crossings: ThresholdCrossing[]; lastDelta: NewTaskEvent[] }) => Promise<{ events: NewTaskEvent[]; result: T }>;
@@ -90,8 +93,9 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
     allowForWaitsInSteps(task, row);
     // The reservation's row is written with the opening's events, in their statement.
     const alongside: AlongsideWrite[] = [];
-    const reserve = () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens, (write) => alongside.push(write));
-    const opened = await open(transaction, row, reserve);
+    const writeLater = (write: AlongsideWrite) => { alongside.push(write); };
+    const reserve = () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens, writeLater);
+    const opened = await open(transaction, row, reserve, writeLater);
     return opened && { events: opened.events, result: opened.reservation, alongside };
   }, { lockSession: true });
 }

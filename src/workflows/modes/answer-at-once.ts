@@ -65,11 +65,11 @@ type Completion = { kind: 'completed' | 'cancelled' } | { kind: 'held'; answer: 
  * written) when a control request came in meanwhile or a budget is spent.
  */
 function startingOpening(deps: Deps, task: TaskSnapshot, call: AgentCall, stepKey: string, chooseRoute: ChooseRoute): Opening {
-  return async (transaction, row, reserve) => {
+  return async (transaction, row, reserve, writeLater) => {
     if (!canAnswerAtOnce(row, chooseRoute) || isTerminal(row.status)) return undefined;
     const reservation = await reserve();
     if (!reservation.granted) return { events: [], reservation };
-    const start = await startWithin(deps, transaction, row, chooseRoute);
+    const start = await startWithin(deps, transaction, row, chooseRoute, writeLater);
     Object.assign(task, start.result);
     return { events: [...start.events, ...keyedEvents(openingEvents(call), stepKey)], reservation };
   };

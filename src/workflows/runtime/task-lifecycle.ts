@@ -2,10 +2,10 @@ import type { Db } from '../../db/database.ts';
 import { storableText } from '../../db/storable-text.ts';
 import type { TaskRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
-import type { NewTaskEvent } from '../../events/append-event.ts';
+import type { AlongsideWrite, NewTaskEvent } from '../../events/append-event.ts';
 import { sessionTitleRequest } from '../memory/session-titles.ts';
 import { changeTask } from '../../task-state/change-task.ts';
-import { markCompleted, markEnded, markStarted, type PartialResult } from '../../task-state/lifecycle.ts';
+import { markCompleted, markEnded, markStarted, markStartedLater, type PartialResult } from '../../task-state/lifecycle.ts';
 import { UNFINISHED_STATUSES } from '../../task-state/statuses.ts';
 import { markSchedulePaused } from '../../task-state/schedule-pause.ts';
 import { startedContextPayload } from './started-context.ts';
@@ -32,12 +32,16 @@ export async function startTask(deps: Deps, taskId: string, chooseRoute: ChooseR
 
 /**
  * The start inside the caller's transaction on the locked row. A task paused while queued stays PAUSED;
- * its first checkpoint holds it.
+ * its first checkpoint holds it. With `writeLater` the update goes with the events (changeTask's `alongside`), and
+ * the snapshot's start is this moment when the task had none (the row's started_at, the transaction's, is a moment earlier).
  */
-export async function startWithin(deps: Deps, transaction: Db, row: TaskRow, chooseRoute: ChooseRoute): Promise<{ result: TaskSnapshot; events: NewTaskEvent[] }> {
+export async function startWithin(
+  deps: Deps, transaction: Db, row: TaskRow, chooseRoute: ChooseRoute, writeLater?: (write: AlongsideWrite) => void,
+): Promise<{ result: TaskSnapshot; events: NewTaskEvent[] }> {
   // A re-run after the start committed keeps the mode (and routing) it recorded.
   const route = row.mode === null ? chooseRoute(row) : { mode: row.mode };
-  const task = await markStarted(transaction, row, route.mode, route.routing && { routing: route.routing });
+  const metadata = route.routing && { routing: route.routing };
+  const task = writeLater ? markStartedLater(transaction, row, route.mode, metadata, writeLater) : await markStarted(transaction, row, route.mode, metadata);
   return {
     events: [{
       type: 'WORKFLOW_STARTED', agentId: 'orchestrator', message: 'Task started',
