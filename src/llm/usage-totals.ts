@@ -3,8 +3,8 @@ import { sql, type RawBuilder } from 'kysely';
 export type UsageOwner = 'task_id' | 'session_id';
 
 /**
- * The sums of the usage rows of one task's or one session's calls: the one definition that totals, budgets
- * and listings share. A query with one row (zeros when there are none, and `calls` to tell); use it as a
+ * The sums of the usage rows of one task's or one session's calls: the one definition that totals and listings
+ * share (a model call's budgets are read in SQL, migration 0040's budget_usage, in the statement that locks them). A query with one row (zeros when there are none, and `calls` to tell); use it as a
  * lateral subquery (`left join lateral (...) usage on true`) or select from it. A session's rows include its
  * own calls (the title), which no task has.
  */
@@ -24,11 +24,4 @@ function reservedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exc
 /** Spent (usage) plus reserved tokens: what a budget has used. */
 export function usedTokens(owner: UsageOwner, id: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
   return sql`((select total_tokens from (${usageTotals(owner, id)}) usage) + ${reservedTokens(owner, id, exceptCallKey)})`;
-}
-
-/** Spent plus set-aside cost of one task's calls in USD, as usedTokens counts tokens. */
-export function usedCost(taskId: RawBuilder<unknown> | string, exceptCallKey?: string): RawBuilder<unknown> {
-  return sql`((select cost_usd from (${usageTotals('task_id', taskId)}) usage)
-    + (select coalesce(sum(cost_usd), 0)::float8 from token_reservations
-       where token_reservations.task_id = ${taskId} and call_key is distinct from ${exceptCallKey ?? null}))`;
 }

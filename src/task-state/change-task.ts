@@ -35,16 +35,16 @@ export interface TaskChange<T> {
  * The one way task state changes: lock the task row, let `change` update it, append the events it returns,
  * commit, then wake the task's followers. Taking the row before the event cursor, always, is the lock order
  * that keeps state changes and event writes of the same task from deadlocking (see migration 0007).
- * `lockSession`: the task's session row is locked in the same statement, after the task's (a change that
- * reserves tokens under the session's budget: token-budget.ts).
+ * `lock`: how the row is taken, when not alone (a change that reserves tokens locks the session's row too, after the
+ * task's: token-budget.ts lockForCall).
  */
 export async function changeTask<T = undefined>(
   deps: TaskStateDeps, taskId: string, waiter: Waiter,
   change: (transaction: Db, task: TaskRow) => Promise<TaskChange<T> | undefined>,
-  { lockSession = false } = {},
+  { lock = lockTaskRow }: { lock?: TaskLock } = {},
 ): Promise<T | undefined> {
   const attempt = () => deps.db.transaction().execute(async (transaction) => {
-    const task = await (lockSession ? lockTaskAndSession(transaction, taskId) : transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst());
+    const task = await lock(transaction, taskId);
     if (!task) throw notFound('Task not found');
     const outcome = await change(transaction, task) ?? {};
     const stored = await appendTaskEvents(transaction, taskId, outcome.events ?? [], outcome.alongside);
@@ -62,21 +62,15 @@ export async function changeTask<T = undefined>(
   }
 }
 
-const sessionLocks = new WeakSet<Db>();
-
-/** Whether this transaction of changeTask holds the task's session row too (`lockSession`). */
-export const holdsSessionLock = (transaction: Db): boolean => sessionLocks.has(transaction);
-
 /**
- * The task row, then its session's: Postgres locks the rows of one statement in the order `of` names their tables,
- * the order of every task state change that touches the session.
+ * Takes the task row `for no key update` in the change's transaction, first: a lock that takes other rows too takes
+ * them in the same statement, after the task's (Postgres locks the rows of one statement in the order its `of` list
+ * names their tables).
  */
-async function lockTaskAndSession(transaction: Db, taskId: string): Promise<TaskRow | undefined> {
-  const task = await transaction.selectFrom('tasks').innerJoin('sessions', 'sessions.id', 'tasks.session_id').selectAll('tasks')
-    .where('tasks.id', '=', taskId).forNoKeyUpdate(['tasks', 'sessions']).executeTakeFirst();
-  if (task) sessionLocks.add(transaction);
-  return task;
-}
+export type TaskLock = (transaction: Db, taskId: string) => Promise<TaskRow | undefined>;
+
+const lockTaskRow: TaskLock = (transaction, taskId) =>
+  transaction.selectFrom('tasks').selectAll().where('id', '=', taskId).forNoKeyUpdate().executeTakeFirst();
 
 /**
  * The final status and mode of a task this change ended, counted once committed. Every ending closes the

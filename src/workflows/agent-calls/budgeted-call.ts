@@ -14,7 +14,7 @@ import { meetSpentBudget, type SpentBudgetRule } from '../runtime/budget-policy.
 import { allowForWaitsInSteps, withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 import { estimateTokens, recoveryEvent, thresholdEvents } from './model-call.ts';
-import { releaseTokens, reserveTokensWithin, settleTokensWithin, type BudgetState, type Reservation, type ThresholdCrossing } from './token-budget.ts';
+import { lockForCall, releaseTokens, reserveTokensWithin, settleTokensWithin, type BudgetState, type Reservation, type ThresholdCrossing } from './token-budget.ts';
 
 /** What is sent to the model; the budget decides `maxOutputTokens`, the call's stream decides the deltas' target. */
 export type ModelRequest = Omit<StreamModelTextRequest, 'abortSignal' | 'telemetry' | 'maxOutputTokens' | 'onDelta' | 'onFallback'>;
@@ -97,7 +97,7 @@ async function openCall<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>
     const reserve = () => reserveTokensWithin(transaction, deps.config, task, call.callKey, estimatedInput, call.maxOutputTokens, writeLater);
     const opened = await open(transaction, row, reserve, writeLater);
     return opened && { events: opened.events, result: opened.reservation, alongside };
-  }, { lockSession: true });
+  }, { lock: lockForCall(call.callKey) });
 }
 
 /** The reservation, with `events` (a phase's PROGRESS) in its commit once the call is granted; the 100 % threshold when refused. */

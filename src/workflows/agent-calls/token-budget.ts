@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.ts';
 import type { AlongsideWrite } from '../../events/append-event.ts';
 import type { ModelTextResult } from '../../llm/stream-model-text.ts';
 import { usageRecordWrite } from '../../llm/record-usage.ts';
-import { holdsSessionLock } from '../../task-state/change-task.ts';
-import { usedCost, usedTokens } from '../../llm/usage-totals.ts';
+import type { TaskRow } from '../../db/schema.ts';
+import type { TaskLock } from '../../task-state/change-task.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
 
 /** Below this many tokens of room for an answer, a budget counts as exhausted. */
@@ -102,15 +102,16 @@ export async function settleTokens(db: Db, config: Readonly<Config>, task: TaskS
 
 /** settleTokens inside the caller's transaction (the one that also completes the task). */
 export async function settleTokensWithin(transaction: Db, config: Readonly<Config>, task: TaskSnapshot, callKey: string, agentId: string, result: ModelTextResult): Promise<ThresholdCrossing[]> {
+  const read = readWithLock.get(transaction);
+  if (read) read.budgets = undefined;
   // One statement writes the usage row and releases the reservation, and reads the budgets as they stood before
   // it (its snapshot): without the call's reservation, and less the row it replaces when the call ran before a crash.
   const { rows } = await sql<BudgetRow & { replaced_tokens: number; replaced_cost: number }>`
     with released as (${reservationRelease(transaction, callKey)}),
       recorded as (${usageRecordWrite(transaction, callKey, { taskId: task.id, ...task }, agentId, result)})
-    select ${budgetColumns(callKey)},
+    select budgets.*,
       coalesce(replaced.total_tokens, 0)::int8 as replaced_tokens, coalesce(replaced.cost_usd, 0)::float8 as replaced_cost
-    from tasks t join sessions s on s.id = t.session_id left join usage_records replaced on replaced.call_key = ${callKey}
-    where t.id = ${task.id}`.execute(transaction);
+    from budget_usage(${task.id}::uuid, ${callKey}::text) budgets left join usage_records replaced on replaced.call_key = ${callKey}`.execute(transaction);
   const row = rows[0];
   return budgetStatesOf(config, row).flatMap((read) => {
     const [spent, replaced] = read.scope === 'run'
@@ -135,30 +136,53 @@ const reservationRelease = (db: Db, callKey: string) => db.deleteFrom('token_res
 export type BudgetOwner = Pick<TaskSnapshot, 'id' | 'sessionId' | 'costPrices'>;
 
 /**
- * The session row locked after the task's, which the caller holds (the order of every task state change:
- * src/task-state/change-task.ts), unless the caller's lock of the task took it too; then the budgets read. The
- * read is a statement of its own: one that locked the row too would, after waiting for another reservation's
- * commit, still sum from its snapshot taken before that commit.
+ * The budgets read in changeTask's lock (lockForCall), for `callKey`'s reservation; `budgets` is cleared when a
+ * settlement in the same transaction (a tool turn's opening settles the turn before) changes what they count.
+ */
+const readWithLock = new WeakMap<Db, { callKey: string; budgets: BudgetRow | undefined }>();
+
+/**
+ * changeTask's lock for a change that reserves `callKey`'s tokens: the task row, then its session's (the order of
+ * every task state change: src/task-state/change-task.ts), and the budgets, read after the lock with a snapshot of
+ * their own (budget_usage_after_lock, migration 0040), so that a reservation another call committed while this one
+ * waited for the lock counts. One round trip: the reservation then reads nothing more.
+ */
+export function lockForCall(callKey: string): TaskLock {
+  return async (transaction, taskId) => {
+    const { rows: [locked] } = await sql<TaskRow & { budgets: BudgetRow }>`
+      with locked as materialized (
+        select tasks.* from tasks join sessions on sessions.id = tasks.session_id
+        where tasks.id = ${taskId} for no key update of tasks, sessions)
+      select locked.*, to_jsonb(budgets) as budgets
+      from locked cross join lateral budget_usage_after_lock(locked.id, ${callKey}::text) budgets`.execute(transaction);
+    if (!locked) return undefined;
+    const { budgets, ...task } = locked;
+    readWithLock.set(transaction, { callKey, budgets });
+    return task;
+  };
+}
+
+/**
+ * The budgets for a reservation, with the session row locked after the task's, which the caller holds: read with
+ * the lock when it was taken so (lockForCall) and nothing changed them since; else the session row is locked, unless
+ * the lock took it, and the budgets are read in a statement of their own. Read in the locking statement itself they
+ * would, after a wait for another reservation's commit, still sum from its snapshot taken before that commit.
  */
 async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  if (!holdsSessionLock(db)) await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
+  const read = readWithLock.get(db);
+  if (read?.budgets && read.callKey === excludeCallKey) return budgetStatesOf(config, read.budgets);
+  if (!read) await sql`select 1 from sessions where id = ${task.sessionId} for no key update`.execute(db);
   return readBudgets(db, config, task, excludeCallKey);
 }
 
 /** Spent (usage rows) plus set aside (reservations of other calls) against each budget. */
 async function readBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
-  const { rows } = await sql<BudgetRow>`
-    select ${budgetColumns(excludeCallKey)} from tasks t join sessions s on s.id = t.session_id where t.id = ${task.id}`.execute(db);
+  const { rows } = await sql<BudgetRow>`select * from budget_usage(${task.id}::uuid, ${excludeCallKey ?? null}::text)`.execute(db);
   return budgetStatesOf(config, rows[0]);
 }
 
+/** The budgets of a task and its session, and what each has used (migration 0040). */
 type BudgetRow = { task_budget: number | null; session_budget: number; task_used: number; session_used: number; cost_budget: number | null; cost_used: number };
-
-/** The budgets of task `t` and session `s`, and what each has used (reservations other than `excludeCallKey`'s counted as used). */
-const budgetColumns = (excludeCallKey: string | undefined) => sql`t.token_budget as task_budget, s.token_budget as session_budget,
-      ${usedTokens('task_id', sql.ref('t.id'), excludeCallKey)} as task_used,
-      ${usedTokens('session_id', sql.ref('s.id'), excludeCallKey)} as session_used,
-      t.cost_budget_usd::float8 as cost_budget, ${usedCost(sql.ref('t.id'), excludeCallKey)} as cost_used`;
 
 function budgetStatesOf(config: Readonly<Config>, row: BudgetRow): BudgetState[] {
   const states: BudgetState[] = [
