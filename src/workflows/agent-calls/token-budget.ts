@@ -163,10 +163,9 @@ export function lockForCall(callKey: string): TaskLock {
 }
 
 /**
- * The budgets for a reservation, with the session row locked after the task's, which the caller holds: read with
- * the lock when it was taken so (lockForCall) and nothing changed them since; else the session row is locked, unless
- * the lock took it, and the budgets are read in a statement of their own. Read in the locking statement itself they
- * would, after a wait for another reservation's commit, still sum from its snapshot taken before that commit.
+ * The budgets for a reservation, under the session's lock (taken after the task's, which the caller holds): those
+ * lockForCall read, if nothing changed them since; else read now, in a statement of their own (after locking the
+ * session row, when the caller's lock did not take it).
  */
 async function lockBudgets(db: Db, config: Readonly<Config>, task: BudgetOwner, excludeCallKey: string | undefined): Promise<BudgetState[]> {
   const read = readWithLock.get(db);
