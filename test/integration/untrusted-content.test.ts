@@ -9,6 +9,8 @@ import { percentile, watchHealth, watchRss } from '../helpers/process-watch.ts';
 
 type ToolCallRow = { tool: string; input: Record<string, any>; output: any; error: string | null };
 interface Watched<T> { result: T; healthP99Ms: number; probes: number; peakRssMb: number }
+/** What one or more watched runs showed: the median of their /health p99s, and the largest RSS peak. */
+interface Responsiveness { healthP99Ms: number[]; probes: number; peakRssMb: number }
 
 /**
  * The issue's bound on /health at p99, above what the same gateway shows for the same fetches without the parse
@@ -18,7 +20,19 @@ interface Watched<T> { result: T; healthP99Ms: number; probes: number; peakRssMb
 const HEALTH_P99_MS = 100;
 /** The gateway's resident memory at the peak (docs/decisions.md, issue 25 part A, says what it is made of). */
 const RSS_BOUND_MB = 1_200;
+/**
+ * Runs of a measurement and of its baseline, taken in turn after a warm-up: their medians are compared, so that a
+ * burst of other work on the machine (other test files run beside this one) during one run decides nothing.
+ */
+const ROUNDS = 3;
 const DEEP_REFUSAL = /^the page is nested more than 512 elements deep; pages nested deeper than 512 are not read$/;
+
+const median = (values: number[]) => percentile(values, 0.5);
+const acrossRuns = (runs: Array<Watched<unknown>>): Responsiveness => ({
+  healthP99Ms: runs.map((run) => run.healthP99Ms),
+  probes: runs.reduce((total, run) => total + run.probes, 0),
+  peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)),
+});
 
 /** Starts test/fixtures/hostile-site.ts in a process of its own, so that its 50 MB pages do not load this one. */
 async function startHostileSite(): Promise<{ url: string; stop(): void }> {
@@ -30,9 +44,11 @@ async function startHostileSite(): Promise<{ url: string; stop(): void }> {
 describe('untrusted content is read off the event loop, within limits', () => {
   const env: Record<string, string> = { DEFAULT_TASK_MODE: 'auto', TOOLS_FETCH_TIMEOUT_MS: '60000' };
   let site: Awaited<ReturnType<typeof startHostileSite>>;
-  /** /health p99 while ten agents read ordinary pages; and the hostile pages' bytes served as an image. */
-  const baselineP99Ms = { ordinaryPages: 0, unparsedBytes: 0 };
+  /** /health p99s while ten agents read ordinary pages. */
+  let ordinaryPagesP99Ms: number[] = [];
   const HOSTILE_PATHS = ['/nested-100000', '/huge'];
+  /** The hostile pages' bytes served as an image: read from the network, then refused unparsed. */
+  const asImages = () => HOSTILE_PATHS.map((pathname) => `${site.url}${pathname}?as=image`);
 
   // Before the gateway starts: its environment names the site.
   before(async () => {
@@ -43,12 +59,14 @@ describe('untrusted content is read off the event loop, within limits', () => {
 
   const gateway = useGateway({ env });
 
-  // The first tasks of a process compile its code paths (seconds on a busy machine): not what is measured here.
+  // The first tasks of a process compile its code paths, and its first large bodies grow its memory (seconds on a
+  // busy machine, hundreds of ms at /health p99): not what is measured here.
   before(async () => {
     await fetchByAgents(10, [`${site.url}/article`]);
-    baselineP99Ms.ordinaryPages = (await whileWatched(() => fetchByAgents(10, [`${site.url}/article`]))).healthP99Ms;
-    const asImages = HOSTILE_PATHS.map((pathname) => `${site.url}${pathname}?as=image`);
-    baselineP99Ms.unparsedBytes = (await whileWatched(() => fetchByAgents(10, asImages))).healthP99Ms;
+    await fetchByAgents(10, asImages());
+    const runs = [];
+    for (let round = 0; round < ROUNDS; round++) runs.push(await whileWatched(() => fetchByAgents(10, [`${site.url}/article`])));
+    ordinaryPagesP99Ms = acrossRuns(runs).healthP99Ms;
   });
 
   /** One agent per task, each fetching `urls` with one web_fetch call; resolves with every task's tool call. */
@@ -80,11 +98,14 @@ describe('untrusted content is read off the event loop, within limits', () => {
     }
   }
 
-  function assertResponsive(t: TestContext, { healthP99Ms, probes, peakRssMb }: Watched<unknown>, baseline: keyof typeof baselineP99Ms): void {
-    const without = `${baselineP99Ms[baseline].toFixed(1)} ms without the parse (${baseline})`;
-    t.diagnostic(`/health p99 ${healthP99Ms.toFixed(1)} ms over ${probes} probes, ${without}; gateway peak RSS ${peakRssMb.toFixed(0)} MB`);
+  /** /health at p99 (the median of the runs') within HEALTH_P99_MS of the baseline's median, and RSS within its bound. */
+  function assertResponsive(t: TestContext, { healthP99Ms, probes, peakRssMb }: Responsiveness, baselineP99Ms: number[], baseline: string): void {
+    const [p99Ms, baselineMs] = [median(healthP99Ms), median(baselineP99Ms)];
+    const runs = (values: number[]) => values.map((value) => value.toFixed(1)).join(', ');
+    const without = `${baselineMs.toFixed(1)} ms without the parse (${baseline}: ${runs(baselineP99Ms)})`;
+    t.diagnostic(`/health p99 ${p99Ms.toFixed(1)} ms (${runs(healthP99Ms)}) over ${probes} probes, ${without}; gateway peak RSS ${peakRssMb.toFixed(0)} MB`);
     assert.ok(peakRssMb < RSS_BOUND_MB, `peak RSS ${peakRssMb.toFixed(0)} MB`);
-    assert.ok(healthP99Ms < HEALTH_P99_MS + baselineP99Ms[baseline], `/health p99 ${healthP99Ms.toFixed(1)} ms, ${without}`);
+    assert.ok(p99Ms < HEALTH_P99_MS + baselineMs, `/health p99 ${p99Ms.toFixed(1)} ms, ${without}`);
   }
 
   it('the issue\'s page (1,200 nested <div>s, 13 KB), through the tools API and by an agent, stalls nothing and is refused clearly', async (t) => {
@@ -98,7 +119,7 @@ describe('untrusted content is read off the event loop, within limits', () => {
     assert.equal(direct.body.success, false);
     assert.match(direct.body.error, DEEP_REFUSAL);
     assert.match(byAgent.output.pages[0].error, DEEP_REFUSAL);
-    assertResponsive(t, watched, 'ordinaryPages');
+    assertResponsive(t, acrossRuns([watched]), ordinaryPagesP99Ms, 'ordinary pages');
   });
 
   it('ten agents reading a page Readability needs seconds for: /health stays responsive while the worker reads them', async (t) => {
@@ -114,13 +135,17 @@ describe('untrusted content is read off the event loop, within limits', () => {
         assert.match(page.content, /^Section 0\n[^]*Rivers carry sediment/);
       }
     }
-    assertResponsive(t, watched, 'ordinaryPages');
+    assertResponsive(t, acrossRuns([watched]), ordinaryPagesP99Ms, 'ordinary pages');
   });
 
   it(`ten agents reading a page nested 100,000 deep and a 50 MB page: /health responsive, clear observations, RSS under ${RSS_BOUND_MB} MB`, async (t) => {
     const urls = HOSTILE_PATHS.map((pathname) => `${site.url}${pathname}`);
-    const watched = await whileWatched(() => fetchByAgents(10, urls));
-    for (const call of watched.result) {
+    const [unparsed, parsed] = [[], []] as Array<Array<Watched<ToolCallRow[]>>>;
+    for (let round = 0; round < ROUNDS; round++) {
+      unparsed.push(await whileWatched(() => fetchByAgents(10, asImages())));
+      parsed.push(await whileWatched(() => fetchByAgents(10, urls)));
+    }
+    for (const call of parsed.flatMap((run) => run.result)) {
       const [deep, huge] = call.output.pages;
       assert.equal(deep.url, urls[0]);
       assert.match(deep.error, DEEP_REFUSAL);
@@ -129,7 +154,7 @@ describe('untrusted content is read off the event loop, within limits', () => {
       assert.match(huge.notice, /^read as plain text: it has \d+ elements, more than the 10000 the article reader takes$/);
       assert.match(huge.content, /^Paragraph 0 of a very long page, a link and bold\./);
     }
-    assertResponsive(t, watched, 'unparsedBytes');
+    assertResponsive(t, acrossRuns(parsed), acrossRuns(unparsed).healthP99Ms, 'the same bytes as an image');
   });
 
   it('a PDF is still read, in the worker', async () => {
