@@ -22,7 +22,8 @@ const HEALTH_P99_MS = 100;
 const RSS_BOUND_MB = 1_200;
 /**
  * Runs of a measurement and of its baseline, taken in turn after a warm-up: their medians are compared, so that a
- * burst of other work on the machine (other test files run beside this one) during one run decides nothing.
+ * burst of other work on the machine during one run decides nothing. (This file is in test/alone: no other test
+ * file runs beside it.)
  */
 const ROUNDS = 3;
 const DEEP_REFUSAL = /^the page is nested more than 512 elements deep; pages nested deeper than 512 are not read$/;
