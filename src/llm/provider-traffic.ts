@@ -84,6 +84,9 @@ export function createProviderTraffic(
   // Callers of this process waiting for the same limits, in line: only the first asks the database, the others wait
   // behind it. Without the line every waiter polled Postgres at each freed moment, and the one that won it came late.
   const lines = new Map<string, Promise<void>>();
+  // And they go out in that order: each waits from its booking's answer, and an answer that came late (a slow commit)
+  // would otherwise let the caller behind it, which booked the next moment, go first.
+  const departures = new Map<string, Promise<void>>();
 
   /** Takes the call's capacity, waiting for it in the database's count: how long until the moment it booked. */
   const waitInPlace = async (request: CapacityRequest, call: QueuedCall, database: Db, startedAt: number): Promise<number> => {
@@ -122,14 +125,20 @@ export function createProviderTraffic(
       const taking = inLine(lines.get(line), request.signal).then(() => waitInPlace(request, call, db, startedAt));
       const tail = taking.then(() => undefined, () => undefined);
       lines.set(line, tail);
-      let bookedInMs: number;
+      const ahead = departures.get(line);
+      const departed = Promise.withResolvers<void>();
+      departures.set(line, departed.promise);
       try {
-        bookedInMs = await taking;
+        const bookedInMs = await taking.finally(() => {
+          if (lines.get(line) === tail) lines.delete(line);
+        });
+        // Out of the line: the next caller books the moment after this one while this one waits for its own.
+        await sleep(bookedInMs, undefined, { signal: request.signal });
+        await inLine(ahead, request.signal);
       } finally {
-        if (lines.get(line) === tail) lines.delete(line);
+        departed.resolve();
+        if (departures.get(line) === departed.promise) departures.delete(line);
       }
-      // Out of the line: the next caller books the moment after this one while this one waits for its own.
-      await sleep(bookedInMs, undefined, { signal: request.signal });
     },
     grantParked(wake, stop) {
       if (db === undefined) return Promise.resolve();

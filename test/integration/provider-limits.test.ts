@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn, type StandInOptions } from '../fixtures/openai-stand-in.ts';
-import { sql } from 'kysely';
+import { setTimeout } from 'node:timers/promises';
+import { sql, type KyselyPlugin } from 'kysely';
 import { createDatabase } from '../../src/db/database.ts';
 import { CapacityWaitError } from '../../src/llm/capacity-queue.ts';
 import { createProviderTraffic } from '../../src/llm/provider-traffic.ts';
@@ -284,14 +285,33 @@ test('cached input tokens a provider reports show in usage, the breakdown and th
   assert.match(metrics, /agentgate_model_tokens_total\{[^}]*type="cached_input"[^}]*\} (\d+)/);
 });
 
-test('calls of one process waiting for the same deployment take its capacity in the order they came', async (t) => {
+/** Eight calls of one process for one deployment (1,200 RPM: one moment every 51 ms); the order they went out in. */
+async function orderOfEightCalls(t: TestContext, plugin?: KyselyPlugin): Promise<number[]> {
   const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
   t.after(() => db.destroy());
-  const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
+  const traffic = createProviderTraffic(plugin ? db.withPlugin(plugin) : db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
     windowMs: 1000, tenantShare: 1, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
   const finished: number[] = [];
   await Promise.all(Array.from({ length: 8 }, (_, index) => traffic.takeCapacity({ model, tenantId: 'tenant-a', inputTokens: 1 }).then(() => { finished.push(index); })));
-  assert.deepEqual(finished, [0, 1, 2, 3, 4, 5, 6, 7]);
+  return finished;
+}
+
+test('calls of one process waiting for the same deployment take its capacity in the order they came', async (t) => {
+  assert.deepEqual(await orderOfEightCalls(t), [0, 1, 2, 3, 4, 5, 6, 7]);
+});
+
+test('and go out in that order when the answer to one booking comes late (a slow commit on a busy machine)', async (t) => {
+  // The second call's booked moment is about 50 ms off when its answer reaches the process 150 ms late: the third,
+  // booking after it, has nothing left to wait for. CI saw 0 2 1 3 4 5 6 7 this way.
+  let bookings = 0;
+  const lateSecondBooking: KyselyPlugin = {
+    transformQuery: ({ node }) => node,
+    async transformResult({ result }) {
+      if (result.rows[0] !== null && typeof result.rows[0] === 'object' && 'wait_ms' in result.rows[0] && ++bookings === 2) await setTimeout(150);
+      return result;
+    },
+  };
+  assert.deepEqual(await orderOfEightCalls(t, lateSecondBooking), [0, 1, 2, 3, 4, 5, 6, 7]);
 });
