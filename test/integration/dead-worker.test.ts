@@ -106,7 +106,12 @@ test('a worker frozen past its lease: the other takes its tasks over, its stream
     return (byExecutor['worker-a']?.length ?? 0) >= 3 ? byExecutor : undefined;
   });
   workerA.signal('SIGSTOP');
-  const [cancelled, followed] = running['worker-a'];
+  // The two to cancel and to follow are tasks A still holds once frozen: one it finished as it froze (CI saw the
+  // followed task complete with no hand-over) is A's no more. A commit A sent as it froze lands within the pause.
+  await sleep(300);
+  const held = (await runningByExecutor(gateway, taskIds))['worker-a'] ?? [];
+  assert.ok(held.length >= 2, `frozen A holds ${held.length} tasks`);
+  const [cancelled, followed] = held;
   const streams = [cancelled, followed].map((taskId) =>
     readSse(`${gateway.url}/api/v1/stream/sse?workflow_id=${taskId}`, { timeoutMs: 60_000 }));
   // 202 while the task is marked running; 200 when the frozen worker had taken it from the queue but not yet marked it.
