@@ -183,7 +183,11 @@ function inLine(ahead: Promise<void> | undefined, signal: AbortSignal | undefine
   if (ahead === undefined) return Promise.resolve();
   if (signal === undefined) return ahead;
   signal.throwIfAborted();
-  return Promise.race([ahead, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
+  const aborted = Promise.withResolvers<never>();
+  const onAbort = () => aborted.reject(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  // A task's signal lives through all its calls: each wait takes its listener off again.
+  return Promise.race([ahead, aborted.promise]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** How little of each provider's request pacing is booked ahead, as a share of a window (1: none; a provider without limits is absent). */
