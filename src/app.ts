@@ -19,6 +19,7 @@ import { installRateLimit } from './http/rate-limit.ts';
 import { installStorableInputCheck } from './http/storable-input.ts';
 import { installTraceContext } from './http/trace-context.ts';
 import { validatorCompiler } from './http/validator.ts';
+import { serializerCompiler } from './http/serializer.ts';
 import { installHttpMetrics } from './observability/http-metrics.ts';
 import type { App } from './http/app-type.ts';
 import { openAiRoutes } from './openai/routes.ts';
@@ -149,6 +150,7 @@ function createFastify(deps: Deps): App {
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   return app;
 }
 

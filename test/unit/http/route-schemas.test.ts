@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inMemoryApp } from '../../../packages/sdk/scripts/app-document.ts';
+import { buildSerializer, serializerCompiler } from '../../../src/http/serializer.ts';
 import { compileSchema, VALIDATED_PARTS, validatorCompiler } from '../../../src/http/validator.ts';
 
 // The server compiles a route's schemas at its first request (http/validator.ts): a schema Ajv cannot compile
@@ -17,6 +18,28 @@ test('every schema of every route compiles', async () => {
     }
   }
   assert.ok(compiled > 100, `${compiled} schemas compiled`);
+});
+
+// Response serializers are built at their first response too (http/serializer.ts): every one is built here.
+test('every response schema of every route builds its serializer', async () => {
+  const { routes } = await inMemoryApp();
+  let built = 0;
+  for (const route of routes) {
+    for (const [status, schema] of Object.entries(route.schema.response ?? {})) {
+      assert.doesNotThrow(() => buildSerializer(schema as object), `${route.method} ${route.url} ${status}`);
+      built++;
+    }
+  }
+  assert.ok(built > 200, `${built} serializers built`);
+});
+
+test('the lazy serializer builds once, at its first use, and writes what the schema names', () => {
+  const schema = { type: 'object', properties: { id: { type: 'string' }, count: { type: 'integer' } } };
+  const serialize = serializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' });
+  assert.equal(serialize({ id: 'a', count: 2, secret: 'not in the schema' }), '{"id":"a","count":2}');
+  assert.equal(serialize({ id: 'b', count: 3 }), '{"id":"b","count":3}');
+  const broken = serializerCompiler({ schema: { type: 'object', properties: { id: { $ref: '#/nowhere' } } }, method: 'GET', url: '/x', httpStatus: '200' });
+  assert.throws(() => broken({ id: 'a' }), 'a schema that cannot be built fails at its first use, not at the start');
 });
 
 test('the lazy validator coerces query values, refuses wrong body types, and reports Ajv\'s errors', () => {
