@@ -1,16 +1,11 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import type { App } from '../http/app-type.ts';
-import { registerResources } from './resources.ts';
-import { registerSessionTools } from './session-tools.ts';
-import { registerTaskTools } from './task-tools.ts';
 
 /**
  * agentgate as an MCP server (streamable HTTP, stateless: see docs/decisions.md, issue 34). Each POST gets a server
  * of its own, bound to the caller the API key (or token) authenticated, so every tool and resource is scoped like
  * the REST API. Left out of /openapi.json: its contract is the MCP one, which clients discover with tools/list.
+ * The MCP SDK loads at the first request (mcp-request.ts): loaded at start-up, it was about a twelfth of its modules.
  */
 export async function mcpRoutes(app: App, deps: Deps) {
   app.post('/mcp', {
@@ -18,19 +13,13 @@ export async function mcpRoutes(app: App, deps: Deps) {
     config: { scope: 'tasks:read', replayAnswer: false },
     schema: { hide: true },
   }, async (request, reply) => {
-    const server = createMcpServer(deps, request.caller);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const { answerMcpRequest } = await import('./mcp-request.ts');
     // Headers the hooks set (CORS, the request id) go out with the transport's answer.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     // A tool call's answer may stream for as long as wait_for_task waits: no idle limit on its socket.
     request.raw.socket.setTimeout(0);
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    await answerMcpRequest(deps, request.caller, request.raw, reply.raw, request.body);
   });
 
   // Stateless: no stream of server-initiated messages to open, and no session to end.
@@ -41,15 +30,4 @@ export async function mcpRoutes(app: App, deps: Deps) {
         .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless; POST requests to /mcp' }, id: null }),
     });
   }
-}
-
-function createMcpServer(deps: Deps, caller: Caller): McpServer {
-  const server = new McpServer({ name: 'agentgate', version: deps.config.version }, {
-    instructions: 'agentgate runs tasks (questions, research, teams of agents) durably. submit_task, then wait_for_task; '
-      + 'read results and session files as resources.',
-  });
-  registerTaskTools(server, deps, caller);
-  registerSessionTools(server, deps, caller);
-  registerResources(server, deps, caller);
-  return server;
 }
