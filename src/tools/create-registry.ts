@@ -3,43 +3,37 @@ import { storableJson, storableText } from '../db/storable-text.ts';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 import { countToolCall } from './tool-metrics.ts';
 
-interface Entry {
-  tool: ToolDefinition;
-  validate: ValidateFunction;
-}
-
 /**
- * A registry of the given tools; a schema that does not compile, or a name used twice, fails here, at start-up.
- * `discovered` adds tools that come and go while the server runs (an MCP server's): a built-in wins a name
- * clash, and a discovered tool whose schema does not compile is left out.
+ * A registry of the given tools; a name used twice fails here, at start-up. Each schema is compiled at the tool's
+ * first use, not at start-up, where compiling the built-ins' took about a twentieth of its CPU (a unit test compiles
+ * every built-in's; one that does not compile makes each call an error naming the tool). `discovered` adds tools
+ * that come and go while the server runs (an MCP server's): a built-in wins a name clash, and a discovered tool
+ * whose schema does not compile is left out.
  */
 export function createToolRegistry(tools: ToolDefinition[], discovered: () => ToolDefinition[] = () => []): ToolRegistry {
-  const entries = new Map<string, Entry>();
+  const registered = new Map<string, ToolDefinition>();
   for (const tool of tools) {
-    if (entries.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
-    entries.set(tool.name, { tool, validate: validatorOf(tool) });
+    if (registered.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+    registered.set(tool.name, tool);
   }
-  const discoveredEntries = (): Entry[] => discovered().flatMap((tool) => {
-    if (entries.has(tool.name)) return [];
-    const validate = validatorOrNull(tool);
-    return validate ? [{ tool, validate }] : [];
-  });
-  const find = (name: string) => entries.get(name) ?? discoveredEntries().find((entry) => entry.tool.name === name);
+  const discoveredTools = (): ToolDefinition[] => discovered().filter((tool) => !registered.has(tool.name) && validatorOrNull(tool) !== null);
+  const find = (name: string) => registered.get(name) ?? discoveredTools().find((tool) => tool.name === name);
   const findFor = (name: string, tenantId: string) => {
-    const entry = find(name);
-    return entry && isUsableBy(entry.tool, tenantId) ? entry : undefined;
+    const tool = find(name);
+    return tool && isUsableBy(tool, tenantId) ? tool : undefined;
   };
   return {
-    get: (name) => find(name)?.tool,
-    find: (name, tenantId) => findFor(name, tenantId)?.tool,
-    list: (tenantId) => [...entries.values(), ...discoveredEntries()].map((entry) => entry.tool).filter((tool) => isUsableBy(tool, tenantId)),
+    get: (name) => find(name),
+    find: (name, tenantId) => findFor(name, tenantId),
+    list: (tenantId) => [...registered.values(), ...discoveredTools()].filter((tool) => isUsableBy(tool, tenantId)),
     invoke(name, input, context) {
-      const entry = findFor(name, context.tenantId);
-      if (!entry) return countToolCall(undefined, async () => ({ error: `unknown tool: ${name}` }));
-      return invokeTool(entry.tool, input, context);
+      const tool = findFor(name, context.tenantId);
+      if (!tool) return countToolCall(undefined, async () => ({ error: `unknown tool: ${name}` }));
+      return invokeTool(tool, input, context);
     },
     inputErrors(name, input) {
-      const validate = find(name)?.validate;
+      const tool = find(name);
+      const validate = tool && validatorOrNull(tool);
       return !validate || validate(input) ? [] : [...validate.errors ?? []];
     },
   };
@@ -65,23 +59,21 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 /** Each definition's schema is compiled once, whatever registry or tool set holds it. */
 const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
 
-/** The tool's validator; a schema that does not compile throws (at start-up, for a built-in). */
-function validatorOf(tool: ToolDefinition): ValidateFunction {
-  const validate = ajv.compile(tool.parameters as object);
-  compiled.set(tool, validate);
-  return validate;
-}
-
-/** The validator, or null for a schema that does not compile (a discovered tool's is left out, not fatal). */
+/** The tool's validator, or null for a schema that does not compile. */
 function validatorOrNull(tool: ToolDefinition): ValidateFunction | null {
   if (!compiled.has(tool)) {
     try {
-      validatorOf(tool);
+      compiled.set(tool, ajv.compile(tool.parameters as object));
     } catch {
       compiled.set(tool, null);
     }
   }
   return compiled.get(tool)!;
+}
+
+/** Compiles the tool's schema, throwing what Ajv says when it does not compile (the unit tests of the built-ins). */
+export function compileToolSchema(tool: ToolDefinition): void {
+  ajv.compile(tool.parameters as object);
 }
 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createToolRegistry } from '../../../src/tools/create-registry.ts';
+import { BUILT_IN_TOOLS } from '../../../src/tools/built-ins.ts';
+import { compileToolSchema, createToolRegistry } from '../../../src/tools/create-registry.ts';
 import type { ToolContext, ToolDefinition } from '../../../src/tools/registry.ts';
 import { offlineToolContext } from '../../helpers/tool-context.ts';
 
@@ -59,11 +60,20 @@ test('an abort is thrown, and a tool that ignores its signal is abandoned', asyn
   await assert.rejects(call, /task cancelled/);
 });
 
-test('a tool without output answers null; a name registered twice or a schema that does not compile fails at creation', async () => {
+test('a tool without output answers null; a name registered twice fails at creation; a schema that does not compile makes each call an error naming the tool', async () => {
   const registry = createToolRegistry([echoTool({ execute: async () => undefined })]);
   assert.deepEqual(await registry.invoke('echo', { text: 'hi' }, context()), { output: null });
   assert.throws(() => createToolRegistry([echoTool(), echoTool()]), /tool echo is registered twice/);
-  assert.throws(() => createToolRegistry([echoTool({ parameters: { type: 'object', properties: { text: { type: 'nonsense' as never } } } })]));
+  let runs = 0;
+  const broken = createToolRegistry([echoTool({ parameters: { type: 'object', properties: { text: { type: 'nonsense' as never } } }, execute: async () => ++runs })]);
+  assert.deepEqual(await broken.invoke('echo', { text: 'hi' }, context()), { error: 'tool echo has parameters that are not a valid JSON schema' });
+  assert.equal(runs, 0);
+});
+
+// The registry compiles a schema at the tool's first use: every built-in's is compiled here.
+test('every built-in tool\'s parameters compile', () => {
+  for (const tool of BUILT_IN_TOOLS) assert.doesNotThrow(() => compileToolSchema(tool), tool.name);
+  assert.ok(BUILT_IN_TOOLS.length > 20, `${BUILT_IN_TOOLS.length} built-in tools`);
 });
 
 test('a tool enabled for some tenants does not exist for the others: not listed, not found, run as an unknown tool', async () => {
