@@ -23,8 +23,8 @@ export function createToolRegistry(tools: ToolDefinition[], discovered: () => To
     return tool && isUsableBy(tool, tenantId) ? tool : undefined;
   };
   return {
-    get: (name) => find(name),
-    find: (name, tenantId) => findFor(name, tenantId),
+    get: find,
+    find: findFor,
     list: (tenantId) => [...registered.values(), ...discoveredTools()].filter((tool) => isUsableBy(tool, tenantId)),
     invoke(name, input, context) {
       const tool = findFor(name, context.tenantId);
@@ -63,7 +63,7 @@ const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
 function validatorOrNull(tool: ToolDefinition): ValidateFunction | null {
   if (!compiled.has(tool)) {
     try {
-      compiled.set(tool, ajv.compile(tool.parameters as object));
+      compiled.set(tool, compileToolSchema(tool));
     } catch {
       compiled.set(tool, null);
     }
@@ -71,9 +71,9 @@ function validatorOrNull(tool: ToolDefinition): ValidateFunction | null {
   return compiled.get(tool)!;
 }
 
-/** Compiles the tool's schema, throwing what Ajv says when it does not compile (the unit tests of the built-ins). */
-export function compileToolSchema(tool: ToolDefinition): void {
-  ajv.compile(tool.parameters as object);
+/** The tool's validator; throws what Ajv says of a schema that does not compile (the built-ins' unit test calls it too). */
+export function compileToolSchema(tool: ToolDefinition): ValidateFunction {
+  return ajv.compile(tool.parameters as object);
 }
 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {

@@ -19,7 +19,7 @@ export function startMcpServers(configFile: string, logger: Logger, maxAnswerByt
   let servers: McpServer[] = [];
   const opening = specs.length === 0 ? Promise.resolve() : import('./mcp-server.ts').then(({ openMcpServer }) => {
     servers = specs.map((spec) => openMcpServer(spec, logger, maxAnswerBytes));
-  });
+  }, (error: unknown) => logger.error({ err: error }, 'the MCP client could not be loaded: no MCP server is connected'));
   return {
     tools: () => servers.flatMap((server) => server.tools()),
     close: async () => {
