@@ -24,15 +24,16 @@ const ASSET_CACHE = { maxAge: '365d', immutable: true };
 const PAGE_CACHE = { cacheControl: false };
 
 /**
- * The web console at /console: its assets as files, and every other /console/* path answers with the page,
- * whose own router reads the path (so a task's link can be opened directly or reloaded).
+ * The web console at /console (and / leads there): its assets as files, and every other /console/* path answers
+ * with the page, whose own router reads the path (so a task's link can be opened directly or reloaded).
  */
 export async function consoleRoutes(app: App): Promise<void> {
   const built = existsSync(path.join(CONSOLE_DIST, 'index.html'));
   if (built) await app.register(fastifyStatic, { root: CONSOLE_DIST, serve: false, preCompressed: true });
   const route = { config: { public: true }, schema: { hide: true } } as const;
 
-  app.get('/console', route, async (_request, reply) => reply.redirect('/console/'));
+  // Someone who opens the server's address in a browser lands on the console rather than on a 404.
+  for (const url of ['/', '/console']) app.get(url, route, async (_request, reply) => reply.redirect('/console/'));
   app.get('/console/*', route, async (request, reply) => {
     reply.header('content-security-policy', CONSOLE_CSP)
       .header('x-content-type-options', 'nosniff')

@@ -20,10 +20,12 @@ const gateway = useGateway({ env });
 
 describe('web console: served by the gateway', () => {
 
-  it('serves the page at /console with a strict CSP and no inline script, and any /console/* path falls back to it', async () => {
-    const redirect = await fetch(`${gateway().url}/console`, { redirect: 'manual' });
-    assert.equal(redirect.status, 302);
-    assert.equal(redirect.headers.get('location'), '/console/');
+  it('serves the page at /console (where / leads) with a strict CSP and no inline script, and any /console/* path falls back to it', async () => {
+    for (const entry of ['/', '/console']) {
+      const redirect = await fetch(`${gateway().url}${entry}`, { redirect: 'manual' });
+      assert.equal(redirect.status, 302, entry);
+      assert.equal(redirect.headers.get('location'), '/console/', entry);
+    }
     for (const route of ['/console/', '/console/tasks/0b5f6c9e-1111-4222-8333-944445555666', '/console/approvals']) {
       const page = await fetch(`${gateway().url}${route}`);
       assert.equal(page.status, 200, route);
