@@ -2,7 +2,9 @@
  * OpenAI-layer streaming benchmark: time to first token through `POST /v1/chat/completions` (`stream: true`)
  * on the real gateway, against the mock model's own time to first token, at 32 concurrent streams and at one. Prints a
  * Markdown section and appends it to bench/RESULTS.md.
- * Usage: npm run bench:openai [-- --no-record]   (MOCK_DELAY_MS in the environment overrides the 200 ms default)
+ * Usage: npm run bench:openai [-- --no-record] [-- --api-key]   (MOCK_DELAY_MS in the environment overrides the 200 ms default)
+ * `--api-key`: the gateway authenticates, and the client sends an API key, as in production: every request also looks
+ * up its key and counts against the key's OpenAI-layer limits (raised far above the load, so that none refuses).
  */
 import path from 'node:path';
 import { describeCommit } from '../submit/describe-commit.ts';
@@ -12,8 +14,9 @@ import { cpuShareBetween, QUIET_PERCENT, QUIET_TIMEOUT_MS } from '../submit/meas
 import { snapshotCpu, type CpuTargets } from '../submit/process-cpu.ts';
 import { waitForQuietMachine } from '../submit/quiet-machine.ts';
 import { appendSection } from '../submit/report.ts';
+import { createApiAccount } from '../stream/gateway-api.ts';
 import type { ClosedLoopOptions, ClosedLoopRun } from './closed-loop.ts';
-import { measureGatewayTtft } from './gateway-ttft.ts';
+import { DEVELOPMENT_KEY, measureGatewayTtft } from './gateway-ttft.ts';
 import { breakDownLatency } from './latency-breakdown.ts';
 import { measureMockTtft } from './mock-ttft.ts';
 import { formatSection, type ConcurrencyLevel, type OpenAiRun } from './report.ts';
@@ -28,6 +31,8 @@ const RESULTS_PATH = path.join(ROOT, 'bench/RESULTS.md');
 const LEVELS = [[32, 20], [1, 10]] as const;
 const WARMUP_SECONDS = 3;
 const MOCK_DELAY_MS = Number(process.env.MOCK_DELAY_MS ?? 200);
+/** With `--api-key`: authentication on, and the key's limits (spec 8: streams, requests and tokens per minute) out of the way. */
+const API_KEY_SETTINGS = { GATEWAY_SKIP_AUTH: '0', MAX_STREAMS_PER_KEY: '1000', OPENAI_REQUESTS_PER_MINUTE: '1000000', OPENAI_TOKENS_PER_MINUTE: '1000000000' };
 
 type Measure = (options: ClosedLoopOptions) => Promise<ClosedLoopRun>;
 
@@ -35,11 +40,15 @@ async function main(argv: string[]): Promise<void> {
   const shouldRecord = !argv.includes('--no-record');
   const commit = describeCommit(ROOT);
   log(`starting the gateway on a fresh embedded Postgres (MOCK_DELAY_MS=${MOCK_DELAY_MS})`);
-  const gateway = await startGateway({ root: ROOT, profileDir: process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/openai/profiles') : undefined, env: { MOCK_DELAY_MS: String(MOCK_DELAY_MS) } });
+  const withApiKey = argv.includes('--api-key');
+  const gateway = await startGateway({
+    root: ROOT, profileDir: process.env.BENCH_CPU_PROF === '1' ? path.join(ROOT, 'bench/openai/profiles') : undefined,
+    env: { MOCK_DELAY_MS: String(MOCK_DELAY_MS), ...(withApiKey ? API_KEY_SETTINGS : {}) },
+  });
   process.once('SIGINT', () => void gateway.stop().finally(() => process.exit(130)));
   let run: OpenAiRun;
   try {
-    run = await benchmark(gateway, commit);
+    run = await benchmark(gateway, commit, withApiKey ? await newApiKey(gateway.url) : DEVELOPMENT_KEY);
   } finally {
     log('stopping the gateway and removing its data directory');
     await gateway.stop();
@@ -49,16 +58,23 @@ async function main(argv: string[]): Promise<void> {
   if (shouldRecord) await appendSection(RESULTS_PATH, section);
 }
 
-async function benchmark(gateway: Gateway, commit: string): Promise<OpenAiRun> {
+/** A key of a newly registered account, as a new user would make one. */
+async function newApiKey(gatewayUrl: string): Promise<string> {
+  const account = await createApiAccount(gatewayUrl);
+  account.agent.destroy();
+  return account.apiKey;
+}
+
+async function benchmark(gateway: Gateway, commit: string, apiKey: string): Promise<OpenAiRun> {
   const levels: ConcurrencyLevel[] = [];
-  for (const [concurrency, durationSeconds] of LEVELS) levels.push(await benchmarkLevel(gateway, concurrency, durationSeconds));
+  for (const [concurrency, durationSeconds] of LEVELS) levels.push(await benchmarkLevel(gateway, concurrency, durationSeconds, apiKey));
   return { date: new Date(), commit, warmupSeconds: WARMUP_SECONDS, settings: gateway.settings, levels };
 }
 
-async function benchmarkLevel(gateway: Gateway, concurrency: number, durationSeconds: number): Promise<ConcurrencyLevel> {
+async function benchmarkLevel(gateway: Gateway, concurrency: number, durationSeconds: number, apiKey: string): Promise<ConcurrencyLevel> {
   const cpuTargets = { serverPid: gateway.pid, clusterDir: gateway.clusterDir };
   const load = { concurrency, durationSeconds };
-  const gatewayLoad = await measureAfterWarmUp(`gateway, ${concurrency} streams`, load, (options) => measureGatewayTtft(gateway.url, options), cpuTargets);
+  const gatewayLoad = await measureAfterWarmUp(`gateway, ${concurrency} streams`, load, (options) => measureGatewayTtft(gateway.url, apiKey, options), cpuTargets);
   const pool = openPool(gateway.databaseUrl, 2);
   const segments = await breakDownLatency(pool, gatewayLoad.run.requests).finally(() => pool.end());
   // The idle gateway and its Postgres stay up, so the mock runs on the same machine in the same state.

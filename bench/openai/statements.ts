@@ -8,7 +8,7 @@ import path from 'node:path';
 import { withPool } from '../submit/database-pool.ts';
 import { startGateway } from '../submit/gateway-process.ts';
 import { statementTable } from '../submit/statement-table.ts';
-import { measureGatewayTtft } from './gateway-ttft.ts';
+import { DEVELOPMENT_KEY, measureGatewayTtft } from './gateway-ttft.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 async function main(argv: string[]): Promise<void> {
@@ -18,9 +18,9 @@ async function main(argv: string[]): Promise<void> {
     await withPool(gateway.databaseUrl, (pool) => pool.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`));
     gateway = await gateway.restart();
     await withPool(gateway.databaseUrl, (pool) => pool.query('create extension if not exists pg_stat_statements'));
-    await measureGatewayTtft(gateway.url, { concurrency: streams, durationSeconds: 2, label: 'warmup' });
+    await measureGatewayTtft(gateway.url, DEVELOPMENT_KEY, { concurrency: streams, durationSeconds: 2, label: 'warmup' });
     await withPool(gateway.databaseUrl, (pool) => pool.query('select pg_stat_statements_reset()'));
-    const run = await measureGatewayTtft(gateway.url, { concurrency: streams, durationSeconds: seconds, label: 'measured' });
+    const run = await measureGatewayTtft(gateway.url, DEVELOPMENT_KEY, { concurrency: streams, durationSeconds: seconds, label: 'measured' });
     // Let the last tasks finish so that their closing statements are counted too.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     console.log(await withPool(gateway.databaseUrl, (pool) => statementTable(pool, run.requests.length, 'request')));

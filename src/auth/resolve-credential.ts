@@ -42,10 +42,24 @@ async function callerFromApiKey(db: Db, key: string): Promise<Caller> {
     .where('users.is_active', '=', true)
     .executeTakeFirst();
   if (!row || !hashesMatch(row.key_hash, hash)) throw authenticationError('Invalid API key');
-  void db.updateTable('api_keys').set({ last_used_at: sql`now()` as never }).where('id', '=', row.id)
+  stampLastUse(db, row.id);
+  return { tenantId: row.tenant_id, userId: row.user_id, role: row.role as Role, scopes: scopesWithinRole(row.scopes, row.role as Role), authMethod: 'api_key', apiKeyId: row.id };
+}
+
+/** When this process last stamped each key's `last_used_at`, so that a key used many times a minute costs no statement each time. */
+const lastStamped = new Map<string, number>();
+const STAMP_INTERVAL_MS = 60_000;
+
+/** `last_used_at` to the minute, written at most once a minute per key by each process, never awaited. */
+function stampLastUse(db: Db, keyId: string): void {
+  const now = Date.now();
+  if (now - (lastStamped.get(keyId) ?? 0) < STAMP_INTERVAL_MS) return;
+  // Forget keys not seen for a minute, so that the map holds only the keys in use.
+  if (lastStamped.size >= 10_000) for (const [id, at] of lastStamped) if (now - at >= STAMP_INTERVAL_MS) lastStamped.delete(id);
+  lastStamped.set(keyId, now);
+  void db.updateTable('api_keys').set({ last_used_at: sql`now()` as never }).where('id', '=', keyId)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
     .execute().catch(() => {});
-  return { tenantId: row.tenant_id, userId: row.user_id, role: row.role as Role, scopes: scopesWithinRole(row.scopes, row.role as Role), authMethod: 'api_key', apiKeyId: row.id };
 }
 
 async function callerFromAccessToken(db: Db, config: Readonly<Config>, token: string): Promise<Caller> {

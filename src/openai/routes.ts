@@ -16,7 +16,7 @@ import { fetchRemoteImages } from './remote-images.ts';
 import { requireVision } from './vision.ts';
 import { installOpenAiErrorHandler } from './errors.ts';
 import { availableModels, DEFAULT_SERVICE_MODEL, MODELS_CREATED, type ServiceModel } from './models.ts';
-import { checkChatLimits } from './rate-limit.ts';
+import { admitModelRequest } from './rate-limit.ts';
 import { ChatCompletionBody, ChatCompletionResponse, ModelList, ModelObject, ModelParams, OpenAiErrorBody } from './schemas.ts';
 import { streamCompletion } from './stream-completion.ts';
 
@@ -61,10 +61,11 @@ export async function openAiRoutes(app: App, deps: Deps) {
         requireVision(deps.models);
         await fetchRemoteImages(chat.turn!.messages, deps.config.network);
       }
-      const chargeTokens = await checkChatLimits(deps, request.caller, model.id, reply);
       const header = request.headers['x-session-id'];
-      const lease = request.body.stream ? await deps.streamSlots.open(request, reply) : undefined;
-      const session = await resolveChatSession(deps, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user);
+      const { chargeTokens, lease, found: session } = await admitModelRequest(deps, request, reply, {
+        modelId: model.id, stream: request.body.stream === true,
+        lookup: () => resolveChatSession(deps, request.caller, typeof header === 'string' ? header : undefined, chat, request.body.user),
+      });
       const { context, serverContext } = chatTaskContext(chat, model);
       const submitted = await submitTask(deps, request.caller, {
         query: chat.query, session_id: session.sessionId, mode: model.mode === 'simple' || model.mode === 'standard' || model.mode === 'supervisor' ? model.mode : undefined, context,

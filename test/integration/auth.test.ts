@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { addMember, registerAccount, withKey } from '../helpers/accounts.ts';
-import { useGateway } from '../helpers/gateway.ts';
+import { useGateway, waitFor } from '../helpers/gateway.ts';
 import { readSse } from '../helpers/sse-client.ts';
 
 const JWT_SECRET = 'test-secret-of-at-least-thirty-two-characters!';
@@ -36,6 +36,10 @@ describe('authentication', () => {
     assert.equal(list.status, 200);
     assert.ok(!list.text.includes(account.apiKey), 'no secret in the list');
     assert.equal(list.body.api_keys[0].prefix, account.apiKey.slice(0, 16));
+    // Stamped without being awaited (at most once a minute per key and process): the next listing shows it.
+    const stamped = await waitFor('the key\'s last use stamped', async () =>
+      (await gateway().request('GET', '/api/v1/auth/api-keys', undefined, withKey(account))).body.api_keys[0].last_used_at ?? undefined);
+    assert.ok(Math.abs(Date.parse(stamped) - Date.now()) < 60_000, stamped);
     const { rows } = await gateway().sql.query('select key_hash from api_keys where user_id = $1', [account.userId]);
     assert.ok(rows.every((row) => !row.key_hash.includes(account.apiKey)), 'only the hash is stored');
     const viaBearer = await gateway().request('GET', '/api/v1/auth/me', undefined, { authorization: `Bearer ${account.apiKey}` });

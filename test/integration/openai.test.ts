@@ -236,7 +236,7 @@ describe('OpenAI streaming of a slow answer', () => {
 });
 
 describe('OpenAI layer limits and auth errors', () => {
-  const gateway = useGateway({ env: { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!', OPENAI_TOKENS_PER_MINUTE: '50' } });
+  const gateway = useGateway({ env: { GATEWAY_SKIP_AUTH: '0', JWT_SECRET: 'test-secret-of-at-least-thirty-two-characters!', OPENAI_TOKENS_PER_MINUTE: '50', MAX_STREAMS_PER_KEY: '2' } });
 
   it('authentication failures use the OpenAI envelope', async () => {
     const answer = await gateway().request('POST', '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }, { authorization: 'Bearer sk_live_wrongwrongwrongwrongwrong' });
@@ -256,5 +256,28 @@ describe('OpenAI layer limits and auth errors', () => {
     assert.deepEqual([refused.body.error.type, refused.body.error.code], ['rate_limit_error', 'rate_limit_exceeded']);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(refused.headers.get('x-ratelimit-remaining-tokens'), '0');
+  });
+
+  it('streamed completions refused by the limits hold no stream slot: the key still opens its two streams', async () => {
+    const account = await registerAccount(gateway(), 'openai-slots');
+    const key = { 'x-api-key': account.apiKey };
+    const spent = await gateway().request('POST', '/v1/chat/completions', { messages: [{ role: 'user', content: 'spend some tokens please' }] }, key);
+    assert.equal(spent.status, 200, spent.text);
+    // The slot is taken beside the limits' check; each of these is refused by the limits, more than the key's two slots.
+    const refused = await Promise.all(Array.from({ length: 6 }, () =>
+      gateway().request('POST', '/v1/chat/completions', { stream: true, messages: [{ role: 'user', content: 'again' }] }, key)));
+    assert.deepEqual(refused.map((answer) => [answer.status, answer.body?.error?.code]), Array(6).fill([429, 'rate_limit_exceeded']));
+    await waitFor('the refused requests\' slots freed', async () =>
+      (await gateway().sql.query('select count(*)::int as count from stream_leases')).rows[0].count === 0 || undefined);
+    const task = await gateway().request('POST', '/api/v1/tasks', { query: 'long', context: { mock_delay_ms: 10_000 } }, key);
+    const controllers = [new AbortController(), new AbortController()];
+    try {
+      const opened = await Promise.all(controllers.map((controller) =>
+        fetch(`${gateway().url}/api/v1/stream/sse?workflow_id=${task.body.task_id}`, { headers: key, signal: controller.signal })));
+      assert.deepEqual(opened.map((response) => response.status), [200, 200]);
+    } finally {
+      for (const controller of controllers) controller.abort();
+      await gateway().request('POST', `/api/v1/tasks/${task.body.task_id}/cancel`, undefined, key);
+    }
   });
 });

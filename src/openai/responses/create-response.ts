@@ -10,7 +10,7 @@ import { waitForTaskStatus } from '../../tasks/wait-for-task.ts';
 import { modelCallSettings } from '../call-settings.ts';
 import { chatTaskContext, MAX_TOKENS_CAP } from '../chat-task.ts';
 import { DEFAULT_SERVICE_MODEL } from '../models.ts';
-import { checkChatLimits } from '../rate-limit.ts';
+import { admitModelRequest } from '../rate-limit.ts';
 import { normalizeInput, toConversation } from './input-items.ts';
 import { findOwnedResponse, insertResponse, readEarlierTurns, readResponseTask, type ResponseRecord } from './queries.ts';
 import { refuseUnsupportedFields } from './refused-fields.ts';
@@ -32,12 +32,12 @@ export async function createResponse(deps: Deps, request: FastifyRequest, reply:
   const body = request.body as ResponseCreateRequest;
   refuseUnsupportedFields(body);
   const model = findServedModel(deps, body.model ?? DEFAULT_SERVICE_MODEL);
-  const previous = body.previous_response_id ? await findPreviousResponse(deps, caller, body.previous_response_id) : undefined;
   const taskId = idempotentResourceId(request) ?? randomUUID();
   const input = normalizeInput(body.input, taskId);
-  const conversation = toConversation(previous ? await readEarlierTurns(deps, previous.record.taskId) : [], input, body.instructions);
-  const chargeTokens = await checkChatLimits(deps, caller, model.id, reply);
-  const lease = body.stream ? await deps.streamSlots.open(request, reply) : undefined;
+  const { chargeTokens, lease, found: previous } = await admitModelRequest(deps, request, reply, {
+    modelId: model.id, stream: body.stream === true, lookup: () => findPreviousTurns(deps, caller, body.previous_response_id),
+  });
+  const conversation = toConversation(previous?.turns ?? [], input, body.instructions);
   const callSettings = modelCallSettings(body);
   const { context, serverContext } = chatTaskContext({
     query: conversation.query, systemPrompt: conversation.systemPrompt, history: conversation.history, transcript: [],
@@ -71,6 +71,13 @@ export async function createResponse(deps: Deps, request: FastifyRequest, reply:
   const view = await readResponseView(deps, record);
   await charge(view);
   return view;
+}
+
+/** The response a request continues (see findPreviousResponse) and the turns of its conversation; undefined for none. */
+async function findPreviousTurns(deps: Deps, caller: Caller, responseId: string | null | undefined) {
+  if (!responseId) return undefined;
+  const previous = await findPreviousResponse(deps, caller, responseId);
+  return { ...previous, turns: await readEarlierTurns(deps, previous.record.taskId) };
 }
 
 /** The response a request continues: the caller's, stored, and finished (its answer is part of the conversation). */
