@@ -49,13 +49,17 @@ async function callerFromApiKey(db: Db, key: string): Promise<Caller> {
 /** When this process last stamped each key's `last_used_at`, so that a key used many times a minute costs no statement each time. */
 const lastStamped = new Map<string, number>();
 const STAMP_INTERVAL_MS = 60_000;
+let lastSweep = 0;
 
 /** `last_used_at` to the minute, written at most once a minute per key by each process, never awaited. */
 function stampLastUse(db: Db, keyId: string): void {
   const now = Date.now();
   if (now - (lastStamped.get(keyId) ?? 0) < STAMP_INTERVAL_MS) return;
-  // Forget keys not seen for a minute, so that the map holds only the keys in use.
-  if (lastStamped.size >= 10_000) for (const [id, at] of lastStamped) if (now - at >= STAMP_INTERVAL_MS) lastStamped.delete(id);
+  // Forget keys not stamped for a minute (at most one pass a minute), so that the map holds only the keys in use.
+  if (lastStamped.size >= 10_000 && now - lastSweep >= STAMP_INTERVAL_MS) {
+    lastSweep = now;
+    for (const [id, at] of lastStamped) if (now - at >= STAMP_INTERVAL_MS) lastStamped.delete(id);
+  }
   lastStamped.set(keyId, now);
   void db.updateTable('api_keys').set({ last_used_at: sql`now()` as never }).where('id', '=', keyId)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
