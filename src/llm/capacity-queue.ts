@@ -94,17 +94,35 @@ async function waitOf(transaction: Db, key: string): Promise<number> {
 export type DirectTake = { kind: 'taken'; waitMs: number } | { kind: 'refused'; waitMs: number } | { kind: 'queued' };
 
 /**
+ * How late a caller waiting in place may be to ask again before its row stops counting (its process died, or it is
+ * very late): it then binds no share and is owed no turn until it asks again.
+ */
+const OVERDUE_GRACE = sql`interval '2 seconds'`;
+
+/** Rows of callers still waiting: parked ones, and callers in place that are not long overdue. */
+const waitingRow = sql`granted_at is null and (parked or due_at > clock_timestamp() - ${OVERDUE_GRACE})`;
+
+/**
  * A call taking capacity for itself: refused while parked callers of a task wait for the deployment (`queued`: a
  * task's call joins them, so a call never overtakes the queue), else counted against all its limits, the tenant's
  * share binding while any other tenant's caller waits (a caller of no tenant, a session title, is no other tenant).
+ * It also gives way to callers of other tenants that waited in place before it (`seq`: its own row, if it has one)
+ * and whose share has room: who asks first at a freed moment is a race, which a burst's callers, each asking as its
+ * predecessor leaves, would keep winning.
  */
-export async function takeDirect(db: Db, call: QueuedCall, windowMs: number, mayPark: boolean): Promise<DirectTake> {
+export async function takeDirect(db: Db, call: QueuedCall, windowMs: number, options: { mayPark: boolean; seq?: number }): Promise<DirectTake> {
   try {
     return await db.transaction().execute(async (transaction) => {
-      const { rows: [state] } = await sql<{ contended: boolean | null; queued: boolean | null }>`
-        select bool_or(tenant_id <> ${call.tenantId ?? ''}) as contended, bool_or(parked and granted_at is null) as queued
-        from provider_capacity_queue where limit_id = ${call.limitId} and granted_at is null`.execute(transaction);
-      if (mayPark && state?.queued) return { kind: 'queued' } as const;
+      const tenant = call.tenantId ?? '';
+      const { rows: [state] } = await sql<{ contended: boolean | null; queued: boolean | null; gives_way: boolean | null }>`
+        with clock as (select extract(epoch from clock_timestamp()) * 1000 as now_ms)
+        select bool_or(q.tenant_id <> ${tenant}) as contended, bool_or(q.parked) as queued,
+          bool_or(not q.parked and q.tenant_id <> ${tenant} and q.seq < ${options.seq ?? Number.MAX_SAFE_INTEGER}::bigint and not exists (
+            select 1 from jsonb_array_elements(q.limits) as l join provider_rate_windows w on w.key = l->>'key'
+            where (l->>'tenant')::boolean and w.next_free_ms > (select now_ms from clock) + ${BOOK_AHEAD_MS}::float8)) as gives_way
+        from provider_capacity_queue q where q.limit_id = ${call.limitId} and ${waitingRow}`.execute(transaction);
+      if (options.mayPark && state?.queued) return { kind: 'queued' } as const;
+      if (state?.gives_way) return { kind: 'refused', waitMs: givingWayMs(call.limits, windowMs) } as const;
       return { kind: 'taken', waitMs: await takeAll(transaction, call.limits, windowMs, state?.contended ?? false) } as const;
     });
   } catch (error) {
@@ -112,10 +130,25 @@ export async function takeDirect(db: Db, call: QueuedCall, windowMs: number, may
   }
 }
 
-/** A caller waiting in place shows it waits (a tenant's share binds for the others meanwhile); the row's seq. */
-export async function enterInPlace(db: Db, call: QueuedCall): Promise<number> {
+/** A caller giving way asks again after half of the deployment's pace: the caller it waits for takes one moment. */
+function givingWayMs(limits: Limit[], windowMs: number): number {
+  const deployment = limits.find(({ tenant }) => !tenant);
+  return deployment === undefined ? 50 : Math.max(10, Math.ceil((deployment.amount * windowMs) / (deployment.limit * PACE_SHARE) / 2));
+}
+
+/**
+ * A caller waiting in place shows it waits (a tenant's share binds for the others meanwhile) and when it will ask
+ * again (`dueInMs`): its row's seq, kept from its first wait (`seq`) so that it keeps its turn.
+ */
+export async function holdPlace(db: Db, call: QueuedCall, seq: number | undefined, dueInMs: number): Promise<number> {
+  const due = sql`clock_timestamp() + ${dueInMs} * interval '1 millisecond'`;
+  if (seq !== undefined) {
+    await sql`update provider_capacity_queue set due_at = ${due} where seq = ${seq}`.execute(db);
+    return seq;
+  }
   const { rows: [row] } = await sql<{ seq: string }>`
-    insert into provider_capacity_queue (limit_id, tenant_id, limits, parked) values (${call.limitId}, ${call.tenantId ?? null}, ${JSON.stringify(call.limits)}::jsonb, false)
+    insert into provider_capacity_queue (limit_id, tenant_id, limits, parked, due_at)
+    values (${call.limitId}, ${call.tenantId ?? null}, ${JSON.stringify(call.limits)}::jsonb, false, ${due})
     returning seq`.execute(db);
   return Number(row.seq);
 }
@@ -171,7 +204,7 @@ async function grantNext(db: Db, limitId: string, windowMs: number): Promise<Gra
         where limit_id = ${limitId} and parked and granted_at is null order by seq limit 500`.execute(transaction);
       if (rows.length === 0) return { kind: 'empty' } as const;
       const { rows: [tenants] } = await sql<{ count: number }>`
-        select count(distinct tenant_id)::int as count from provider_capacity_queue where limit_id = ${limitId} and granted_at is null`.execute(transaction);
+        select count(distinct tenant_id)::int as count from provider_capacity_queue where limit_id = ${limitId} and ${waitingRow}`.execute(transaction);
       const contended = tenants.count > 1;
       const heads = rows.filter((row, index) => rows.findIndex((other) => other.tenant_id === row.tenant_id) === index);
       let shortestWait = Number.POSITIVE_INFINITY;

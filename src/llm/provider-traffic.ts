@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { claimGrant, enterInPlace, grantParkedCalls, leaveInPlace, takeDirect, CapacityWaitError, type Limit, type QueuedCall } from './capacity-queue.ts';
+import { claimGrant, grantParkedCalls, holdPlace, leaveInPlace, takeDirect, CapacityWaitError, type Limit, type QueuedCall } from './capacity-queue.ts';
 import type { LimitIdentity } from './limit-identity.ts';
 import type { CatalogModel, ProviderSpec } from './model-catalog.ts';
 
@@ -93,7 +93,7 @@ export function createProviderTraffic(
     let inPlace: number | undefined;
     try {
       for (;;) {
-        const outcome = await takeDirect(database, call, settings.windowMs, request.waiter !== undefined && !request.again);
+        const outcome = await takeDirect(database, call, settings.windowMs, { mayPark: request.waiter !== undefined && !request.again, seq: inPlace });
         if (outcome.kind === 'taken') return outcome.waitMs;
         const waitMs = outcome.kind === 'refused' ? outcome.waitMs : 0;
         const waited = Date.now() - startedAt + waitMs;
@@ -103,9 +103,10 @@ export function createProviderTraffic(
         if (waited > settings.maxWaitMs) {
           throw new Error(`provider ${request.model.provider} has no capacity within ${Math.round(settings.maxWaitMs / 1000)} s (PROVIDER_MAX_WAIT_SECONDS)`);
         }
-        inPlace ??= await enterInPlace(database, call);
         // A little spread, so the callers that waited for the same moment do not all ask at once.
-        await sleep(waitMs + Math.random() * Math.min(50, waitMs), undefined, { signal: request.signal });
+        const sleepMs = waitMs + Math.random() * Math.min(50, waitMs);
+        inPlace = await holdPlace(database, call, inPlace, sleepMs);
+        await sleep(sleepMs, undefined, { signal: request.signal });
       }
     } finally {
       if (inPlace !== undefined) await leaveInPlace(database, inPlace);

@@ -254,7 +254,31 @@ test('a tenant\'s burst takes only its share of a deployment once another tenant
   const arrivedAfter = finished.length;
   await Promise.all([...burst, take('tenant-b').then(() => { finished.push('b'); })]);
   const position = finished.indexOf('b') - arrivedAfter;
+  t.diagnostic(`order: ${finished.join(' ')} (${arrivedAfter} finished when b came)`);
   assert.ok(position <= 4, `tenant b's call finished after ${position} of the burst's calls that were waiting when it came: ${finished.join(' ')}`);
+});
+
+test('a call gives way to another tenant\'s caller that waited in place before it while that tenant\'s share has room, but not to one overdue or out of room', async (t) => {
+  const { db, take } = await directTraffic(t, 600);
+  const waitingB = (dueInMs: number) => sql<{ seq: string }>`
+    insert into provider_capacity_queue (limit_id, tenant_id, limits, parked, due_at)
+    values ('primary', 'tenant-b', ${JSON.stringify([{ key: 'primary:rpm:tenant-b', limit: 5, amount: 1, tenant: true }])}::jsonb, false,
+      clock_timestamp() + ${dueInMs} * interval '1 millisecond') returning seq`.execute(db);
+  const settled = (promise: Promise<void>) => Promise.race([promise.then(() => true), setTimeout(400, false)]);
+
+  const { rows: [live] } = await waitingB(60_000);
+  const giving = take('tenant-a');
+  assert.equal(await settled(giving), false, 'tenant a\'s call went ahead of tenant b\'s caller, which has room');
+  await sql`delete from provider_capacity_queue where seq = ${live.seq}`.execute(db);
+  assert.equal(await settled(giving), true, 'tenant a\'s call went once tenant b\'s caller had left');
+
+  await waitingB(-3_000);
+  assert.equal(await settled(take('tenant-a')), true, 'tenant a\'s call gave way to a caller long overdue');
+
+  await sql`delete from provider_capacity_queue`.execute(db);
+  await waitingB(60_000);
+  await sql`insert into provider_rate_windows (key, next_free_ms) values ('primary:rpm:tenant-b', extract(epoch from clock_timestamp()) * 1000 + 60000)`.execute(db);
+  assert.equal(await settled(take('tenant-a')), true, 'tenant a\'s call gave way to a caller whose share has no room');
 });
 
 test('a tenant alone takes the whole deployment, not only its share: the share binds only while another tenant waits', async (t) => {
