@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialKey, type Caller } from '../auth/caller.ts';
 import type { Deps } from '../deps.ts';
 import { tooManyRequests } from '../errors.ts';
-import type { StreamLease } from '../streaming/stream-slots.ts';
 import { countHit, peekHits, secondsUntilReset } from '../http/fixed-window.ts';
+import type { StreamLease } from '../streaming/stream-slots.ts';
 
 const WINDOW_SECONDS = 60;
 
