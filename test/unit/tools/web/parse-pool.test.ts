@@ -51,12 +51,17 @@ describe('the parse pool', () => {
     // Within the article reader's limits (64 deep, 10,000 elements), where it costs some 50 times the plain text.
     const article = deepArticlePage(MAX_ARTICLE_DEPTH - 5, 3_300);
     const unlimited = { threads: 1, timeoutMs: 60_000, memoryMb: 512 };
-    // The same page a little deeper is read as plain text only: how long that takes on this machine now.
+    // The same page a little deeper is read as plain text only: how long that takes on this machine now, at best of
+    // three (one reading slowed by a busy moment made the limit so long that the article reader finished within it).
     const plain = deepArticlePage(MAX_ARTICLE_DEPTH + 5, 3_300);
     await readPage(plain, unlimited);
-    const startedAt = performance.now();
-    assert.match((await readPage(plain, unlimited)).notice!, /^read as plain text: it is nested/);
-    const timeoutMs = Math.ceil(8 * (performance.now() - startedAt)) + 200;
+    let plainMs = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 3; run += 1) {
+      const startedAt = performance.now();
+      assert.match((await readPage(plain, unlimited)).notice!, /^read as plain text: it is nested/);
+      plainMs = Math.min(plainMs, performance.now() - startedAt);
+    }
+    const timeoutMs = Math.ceil(8 * plainMs) + 200;
     const page = await readPage(article, { ...unlimited, timeoutMs });
     assert.equal(page.notice, `read as plain text: the article reader took longer than ${timeoutMs} ms (TOOLS_PARSE_TIMEOUT_MS)`);
     assert.equal(page.title, 'Deltas');
@@ -75,11 +80,16 @@ describe('the parse pool', () => {
     const page = deepArticlePage(10, 300);
     const unlimited = { threads: 1, timeoutMs: 60_000, memoryMb: 512 };
     await readPage(page, unlimited);
-    const startedAt = performance.now();
-    await readPage(page, unlimited);
-    // On the warm thread, each reading takes a third of the limit; ten in one thread take three limits.
-    const settings = { threads: 1, timeoutMs: Math.ceil(3 * (performance.now() - startedAt)) + 100, memoryMb: 512 };
-    const pages = await Promise.all(Array.from({ length: 10 }, () => readPage(page, settings)));
+    // The slowest of three readings on the warm thread (one timed in a quiet moment made a limit that a reading in a
+    // busy one could pass): each reading takes at most a third of the limit; sixteen in one thread take five limits.
+    let readingMs = 0;
+    for (let run = 0; run < 3; run += 1) {
+      const startedAt = performance.now();
+      await readPage(page, unlimited);
+      readingMs = Math.max(readingMs, performance.now() - startedAt);
+    }
+    const settings = { threads: 1, timeoutMs: Math.ceil(3 * readingMs) + 100, memoryMb: 512 };
+    const pages = await Promise.all(Array.from({ length: 16 }, () => readPage(page, settings)));
     assert.ok(pages.every((read) => read.title === 'Deltas'));
   });
 
