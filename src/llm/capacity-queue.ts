@@ -67,7 +67,7 @@ const WAKES_IN_FLIGHT = 3;
 async function takeAll(transaction: Db, limits: Limit[], windowMs: number, contended: boolean): Promise<number> {
   let waitMs = 0;
   for (const { key, limit, amount, tenant } of limits) {
-    const costMs = (amount * windowMs) / (limit * PACE_SHARE);
+    const costMs = paceMs({ limit, amount }, windowMs);
     const binds = !tenant || contended;
     const { rows } = await sql<{ wait_ms: number }>`
       with clock as (select extract(epoch from clock_timestamp()) * 1000 as now_ms)
@@ -81,6 +81,11 @@ async function takeAll(transaction: Db, limits: Limit[], windowMs: number, conte
     waitMs = Math.max(waitMs, Number(rows[0].wait_ms));
   }
   return waitMs;
+}
+
+/** How far one call moves a limit's next free moment on: its share of the window at the paced rate. */
+function paceMs({ limit, amount }: Pick<Limit, 'limit' | 'amount'>, windowMs: number): number {
+  return (amount * windowMs) / (limit * PACE_SHARE);
 }
 
 /** How long until the key's next moment can be booked. */
@@ -133,7 +138,7 @@ export async function takeDirect(db: Db, call: QueuedCall, windowMs: number, opt
 /** A caller giving way asks again after half of the deployment's pace: the caller it waits for takes one moment. */
 function givingWayMs(limits: Limit[], windowMs: number): number {
   const deployment = limits.find(({ tenant }) => !tenant);
-  return deployment === undefined ? 50 : Math.max(10, Math.ceil((deployment.amount * windowMs) / (deployment.limit * PACE_SHARE) / 2));
+  return deployment === undefined ? 50 : Math.max(10, Math.ceil(paceMs(deployment, windowMs) / 2));
 }
 
 /**
