@@ -43,6 +43,9 @@ export interface FeedLimits {
   pollMs: number;
 }
 
+/** Made once: an abort without a reason makes a DOMException with its stack trace, and every OpenAI stream closes a feed. */
+const FEED_CLOSED = new DOMException('the feed closed', 'AbortError');
+
 const DEFAULT_LIMITS: FeedLimits = { batchSize: 500, ringSize: 1_000, pollMs: 2_000 };
 
 interface TaskFeed {
@@ -284,7 +287,7 @@ function openFeed(taskId: string, hub: Pick<EventHub, 'subscribe'>, readLog: Rea
       if (--followers > 0) return;
       unsubscribe();
       clearInterval(poll);
-      closing.abort();
+      closing.abort(FEED_CLOSED);
       ring = [];
       onClose();
     },

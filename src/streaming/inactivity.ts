@@ -3,6 +3,9 @@
  * only notes the time (a stream touches once per batch it writes); the timer, when it fires, sleeps on for what
  * is left of the timeout since the last touch.
  */
+/** Made once, as the stream's own reason is (events/sse.ts): a stream ends with its parent or is disposed. */
+const DISPOSED = new DOMException('the stream is over', 'AbortError');
+
 export function createInactivityTimer(timeoutMs: number, parent: AbortSignal) {
   const controller = new AbortController();
   let lastTouchMs = performance.now();
@@ -12,7 +15,7 @@ export function createInactivityTimer(timeoutMs: number, parent: AbortSignal) {
     else timer = setTimeout(expireOrWait, timeoutMs - idleMs);
   };
   let timer = setTimeout(expireOrWait, timeoutMs);
-  const onParentAbort = () => controller.abort();
+  const onParentAbort = () => controller.abort(parent.reason);
   parent.addEventListener('abort', onParentAbort, { once: true });
   controller.signal.addEventListener('abort', () => {
     clearTimeout(timer);
@@ -24,6 +27,6 @@ export function createInactivityTimer(timeoutMs: number, parent: AbortSignal) {
     touch() {
       lastTouchMs = performance.now();
     },
-    dispose() { controller.abort(); },
+    dispose() { controller.abort(DISPOSED); },
   };
 }

@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws';
 import type { Deps } from '../deps.ts';
 import type { TaskEvent } from '../events/append-event.ts';
 import { deliverTaskEventBatches } from '../events/follow-events.ts';
+import { whenAborted } from '../http/when-aborted.ts';
 import { createInactivityTimer } from './inactivity.ts';
 import { fellBehindNotice, shutdownNotice } from './stream-notices.ts';
 import type { StreamPlan } from './prepare-stream.ts';
@@ -34,8 +35,7 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     socket.send(JSON.stringify(shutdownNotice(plan.taskId, resumeFrom)));
     socket.close(1012, `server restarting; reconnect with last_event_id=${resumeFrom}`);
   };
-  deps.stopping.addEventListener('abort', onShutdown, { once: true });
-  if (deps.stopping.aborted) onShutdown();
+  const stopWatching = whenAborted(deps.stopping, onShutdown);
   socket.on('close', () => closed.abort());
   socket.on('error', () => closed.abort());
   // Clients may send anything (e.g. keepalives); the stream is one-way, so messages are ignored.
@@ -70,7 +70,7 @@ export async function serveWebSocketStream(deps: Deps, socket: WebSocket, plan: 
     deps.logger.error({ err: error, task_id: plan.taskId }, 'websocket stream failed');
     socket.close(1011, 'event stream failed');
   } finally {
-    deps.stopping.removeEventListener('abort', onShutdown);
+    stopWatching();
     clearInterval(heartbeat);
     idle.dispose();
     lease.release();

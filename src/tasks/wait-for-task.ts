@@ -1,5 +1,6 @@
 import type { TaskStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
+import { whenAborted } from '../http/when-aborted.ts';
 import { isTerminal } from '../task-state/statuses.ts';
 
 /**
@@ -10,8 +11,8 @@ export async function waitForTaskStatus(deps: Deps, taskId: string, timeoutMs: n
   const deadline = Date.now() + timeoutMs;
   let wake: () => void = () => {};
   const unsubscribe = deps.events.subscribe(taskId, () => wake());
-  const onAbort = () => wake();
-  signal?.addEventListener('abort', onAbort);
+  // `signal` is the process's hand-over for every request waiting on a completion: one listener shared by all.
+  const stopWatching = signal ? whenAborted(signal, () => wake()) : () => {};
   try {
     for (;;) {
       const row = await deps.db.selectFrom('tasks').select('status').where('id', '=', taskId).executeTakeFirstOrThrow();
@@ -22,7 +23,7 @@ export async function waitForTaskStatus(deps: Deps, taskId: string, timeoutMs: n
       });
     }
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    stopWatching();
     unsubscribe();
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -130,6 +131,32 @@ test('a stream opened while the server is stopping gets the shutdown frame and i
   assert.match(response, /^HTTP\/1\.1 200/);
   assert.equal(dechunk(response.slice(response.indexOf('\r\n\r\n') + 4)),
     'id: 7\nevent: error\ndata: {"code":"shutting_down"}\n\n: server shutting down; reconnect with Last-Event-ID\n\n');
+});
+
+test('streams share one listener on the shutdown signal, and each open stream gets the shutdown frame', async (t) => {
+  // A listener per stream made every open and close look through all the others' (EventTarget skips duplicates).
+  const stopping = new AbortController();
+  const app = Fastify({ forceCloseConnections: true });
+  let opened = 0;
+  app.get('/stream', async (request, reply) => {
+    const sse = openSse(request, reply, { pingIntervalMs: 60_000, bufferLimitBytes: 1024, stopping: stopping.signal });
+    opened += 1;
+    if (request.query && (request.query as { end?: string }).end) sse.end();
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.after(() => app.close());
+  const port = (app.server.address() as net.AddressInfo).port;
+  const ended = await rawResponse(port, 'GET /stream?end=1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  const open = [1, 2, 3].map(() => rawResponse(port, 'GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+  const deadline = Date.now() + 5_000;
+  while (opened < 4 && Date.now() < deadline) await sleep(10);
+  assert.equal(opened, 4);
+  assert.ok(getEventListeners(stopping.signal, 'abort').length <= 1, `${getEventListeners(stopping.signal, 'abort').length} listeners for 3 open streams`);
+  stopping.abort();
+  for (const response of await Promise.all(open)) {
+    assert.equal(dechunk(response.slice(response.indexOf('\r\n\r\n') + 4)), ': server shutting down; reconnect with Last-Event-ID\n\n');
+  }
+  assert.doesNotMatch(ended, /shutting down/, 'a stream that had ended is left alone');
 });
 
 /** The payload of a chunked body, checking each chunk's size line against its bytes. */

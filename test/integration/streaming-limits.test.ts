@@ -38,6 +38,19 @@ describe('stream limits', () => {
     }, 5_000);
   });
 
+  it('frees in the database the slots of streams that end together with their task', async () => {
+    await waitFor('earlier tests\' streams to be gone', async () => (await gateway().sql.query('select 1 from stream_leases')).rowCount === 0 || undefined, 5_000);
+    const submitted = await gateway().request('POST', '/api/v1/tasks', { query: 'ends two streams', context: { mock_delay_ms: 60_000, mock_answer_words: 200 } });
+    const url = `${gateway().url}/api/v1/stream/sse?workflow_id=${submitted.body.task_id}`;
+    const streams = await Promise.all([1, 2].map(() => fetch(url)));
+    assert.deepEqual(streams.map((response) => response.status), [200, 200]);
+    assert.equal((await gateway().sql.query('select 1 from stream_leases')).rowCount, 2);
+    assert.equal((await gateway().request('POST', `/api/v1/tasks/${submitted.body.task_id}/cancel`, {})).status, 200);
+    const bodies = await Promise.all(streams.map((response) => response.text()));
+    for (const body of bodies) assert.ok(parseSseText(body).at(-1)?.event === 'done', 'each stream ran to its end');
+    await waitFor('both slots to be freed', async () => (await gateway().sql.query('select 1 from stream_leases')).rowCount === 0 || undefined, 5_000);
+  });
+
 });
 
 describe('a stream consumer that stops reading', () => {
