@@ -84,7 +84,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       request.raw.socket.setTimeout(0);
       const status = await waitForTaskStatus(deps, submitted.taskId, deps.config.openai.completionTimeoutSeconds * 1000, undefined, deps.handingOver);
       // A task that finished as the hand-over began still has its answer here.
-  if (!isTerminal(status) && deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
+      if (!isTerminal(status) && deps.handingOver.aborted) throw serviceUnavailable(`the server is restarting; the task continues: retry with the same Idempotency-Key, or read task ${submitted.taskId}`, 2);
       const { completion, answer } = await finishedCompletion(deps, submitted.taskId, model.id);
       await chargeTokens(completion.usage.total_tokens);
       await rememberAnswer(answer);
