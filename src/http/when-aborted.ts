@@ -3,8 +3,8 @@
  *
  * For a signal every connection watches, such as the process's shutdown: `addEventListener` and
  * `removeEventListener` look through every listener the signal already has (to skip a duplicate), so a listener
- * per connection made each stream's open and close cost as much as the streams open, and 5,000 streams closing
- * together held the event loop for about half a second. Here all of a signal's callbacks share one listener.
+ * per connection made each stream's open and close cost as much as the streams open: about a second of the gateway's
+ * CPU over a benchmark run at 5,000 SSE streams. Here all of a signal's callbacks share one listener.
  */
 export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
   if (signal.aborted) {
