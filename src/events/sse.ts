@@ -63,6 +63,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   });
   raw.flushHeaders();
   const ping = setInterval(() => writeText(`: ${options.pingComment ?? 'ping'}\n\n`), options.pingIntervalMs);
+  // Assigned below: a signal already aborted calls onShutdown, and so stop, inside whenAborted itself.
   let stopWatching = () => {};
   const stop = () => {
     clearInterval(ping);
