@@ -1,6 +1,7 @@
-import { DBOS, DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk';
+import { DBOS, DBOSWorkflowConflictError, Error as EngineErrors } from '@dbos-inc/dbos-sdk';
 import { assertStillOwnsWorkflow } from '@dbos-inc/dbos-sdk/datasource';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { withDbRetry } from '@dbos-inc/dbos-sdk/internal/system_database';
 import { dbRetryConfig, INTERNAL_QUEUE_NAME } from '@dbos-inc/dbos-sdk/internal/utils';
 import pRetry from 'p-retry';
 import pg from 'pg';
@@ -87,6 +88,8 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     await DBOS.launch();
     if (!leaveOwnRecordsUnrecorded()) options.logger.warn('the engine\'s step recording was not found: every step outcome is recorded, those already durable in the task\'s own rows too');
     if (!skipRepeatedCancelChecks()) options.logger.warn('the engine\'s cancel check was not found: each step reads its workflow\'s status twice on entering');
+    if (!startDirectWorkflowsInOneStatement()) options.logger.warn('the engine\'s start of a workflow was not found: a direct start takes four statements');
+    if (!readStepRecordsWithStatus()) options.logger.warn('the engine\'s read of a step\'s record was not found: each step reads its workflow\'s status and its record in two statements');
     await fenceClaims(client);
   });
   await DBOS.registerQueue(TASK_QUEUE, {
@@ -126,7 +129,7 @@ function createEnginePool(options: EngineOptions, log: Logger): pg.Pool {
  * (docs/decisions.md, "Issue 30: the engine's per-task statements prepared by name"). The queue's statements stay
  * unnamed: a generic plan for its search of partitions is not one to keep.
  */
-const KEYED_ENGINE_STATEMENT = /^\s*(SELECT status FROM "[^"]+"\.workflow_status WHERE workflow_uuid=\$1\s*$|INSERT INTO "[^"]+"\.workflow_(status|input|output)\b|UPDATE "[^"]+"\.workflow_status SET status=|SELECT output, error, child_workflow_id, function_name, serialization\s+FROM "[^"]+"\.operation_outputs)/;
+const KEYED_ENGINE_STATEMENT = /^\s*(SELECT status FROM "[^"]+"\.workflow_status WHERE workflow_uuid=\$1\s*$|SELECT s\.status, o\.function_id IS NOT NULL AS recorded\b|WITH inserted AS \(\s*INSERT INTO "[^"]+"\.workflow_status\b|INSERT INTO "[^"]+"\.workflow_(status|input|output)\b|UPDATE "[^"]+"\.workflow_status SET status=|SELECT output, error, child_workflow_id, function_name, serialization\s+FROM "[^"]+"\.operation_outputs)/;
 
 export function engineStatementNames(): (text: string) => string | undefined {
   const nameOf = createStatementNames();
@@ -432,6 +435,97 @@ function skipRepeatedCancelChecks(): boolean {
   database.checkIfCanceled = (workflowId) => (enteringStep.delete(workflowId) ? Promise.resolve() : check.call(database, workflowId));
   return true;
 }
+
+interface WorkflowStart { status: string; queueName?: string; deduplicationID?: string; workflowUUID: string; input?: string | null }
+type StartResult = { status: string; shouldExecuteOnThisExecutor: boolean; serialization: string | null };
+type StartWorkflow = (start: WorkflowStart, creatorXid: string, reusePolicy: string) => Promise<StartResult>;
+type StatementClient = { query: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }> };
+type InsertStatus = (client: StatementClient, start: WorkflowStart, creatorXid: string) => Promise<{ status: string; creator_xid: string; serialization: string | null }>;
+
+/**
+ * Makes the engine's start of a workflow that runs here at once (a direct start: PENDING, on no queue) one
+ * statement instead of four (BEGIN, the status insert, the input insert, COMMIT), each a round trip on the way to a
+ * task's first step: its own status insert, as it builds it, with the input insert joined to it
+ * (docs/decisions.md, "Issue 30: a direct start in one statement"). A row that was there already (a repeated
+ * start) is left to the engine's own start, which decides what the repeat gets. False when a later engine version
+ * moved either method: every start takes four statements, as before.
+ */
+function startDirectWorkflowsInOneStatement(): boolean {
+  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { initWorkflowStatusStandalone?: StartWorkflow; insertWorkflowStatus?: InsertStatus; schemaName?: unknown } | undefined;
+  if (!database || typeof database.initWorkflowStatusStandalone !== 'function' || typeof database.insertWorkflowStatus !== 'function'
+    || typeof database.schemaName !== 'string' || !enginePool) return false;
+  const startAsEngine = database.initWorkflowStatusStandalone.bind(database);
+  const insertStatus = database.insertWorkflowStatus.bind(database);
+  const [pool, schema] = [enginePool, database.schemaName];
+  database.initWorkflowStatusStandalone = async (start, creatorXid, reusePolicy) => {
+    if (start.status !== 'PENDING' || start.queueName || start.deduplicationID || reusePolicy !== 'return-existing') return startAsEngine(start, creatorXid, reusePolicy);
+    const row = await withDbRetry(() => insertStatus(insertingInputToo(pool, schema, start, creatorXid), start, creatorXid)).catch((error: unknown) => {
+      if (error instanceof UnexpectedEngineStatement) return undefined;
+      throw error;
+    });
+    if (row?.creator_xid !== creatorXid) return startAsEngine(start, creatorXid, reusePolicy);
+    return { status: row.status, shouldExecuteOnThisExecutor: true, serialization: row.serialization };
+  };
+  return true;
+}
+
+class UnexpectedEngineStatement extends Error {}
+
+/** The status insert as the engine sends it, whole, before anything else (its placeholders run from $1, the id). */
+const STATUS_INSERT = /^\s*INSERT INTO "[^"]+"\.workflow_status \([\s\S]+\bRETURNING\b[^;]*\bcreator_xid\b[^;]*$/;
+
+/**
+ * A client for the engine's status insert that sends it with the workflow's input inserted in the same statement
+ * (when the row is this start's), then answers the engine's own input insert, which follows, without sending it.
+ * Any other first statement is not sent: the start is then left to the engine (UnexpectedEngineStatement).
+ */
+function insertingInputToo(pool: pg.Pool, schema: string, start: WorkflowStart, creatorXid: string): StatementClient {
+  let statusInserted = false;
+  return {
+    async query(text, values) {
+      if (statusInserted) return { rows: [] };
+      if (!STATUS_INSERT.test(text) || values[0] !== start.workflowUUID) throw new UnexpectedEngineStatement(text);
+      statusInserted = true;
+      const [creator, input] = [values.length + 1, values.length + 2];
+      return pool.query(`WITH inserted AS (${text}),
+        input AS (INSERT INTO "${schema}".workflow_input (workflow_uuid, inputs) SELECT $1, $${input} FROM inserted WHERE inserted.creator_xid = $${creator}
+          ON CONFLICT (workflow_uuid) DO NOTHING)
+        SELECT * FROM inserted`, [...values, creatorXid, start.input ?? null]);
+    },
+  };
+}
+
+interface StepRecord { output: string | null; error: string | null; childWorkflowID: string | null; functionName: string | null; serialization: string | null }
+type ReadStepRecord = (workflowId: string, functionId: number) => Promise<StepRecord | undefined>;
+
+/**
+ * Makes the engine's read before a step (getOperationResultAndThrowIfCancelled: the workflow's status, then the
+ * step's earlier record, in two statements one after the other) one statement: one round trip fewer before every
+ * step, and one snapshot for both (docs/decisions.md, "Issue 30: a step's record read with its workflow's status").
+ * Retried on a lost connection as the engine's own read is. False when a later engine version moved it: the two
+ * statements stay, and engine-step-checks.test.ts fails on the count.
+ */
+function readStepRecordsWithStatus(): boolean {
+  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { getOperationResultAndThrowIfCancelled?: ReadStepRecord; schemaName?: unknown } | undefined;
+  if (!database || typeof database.getOperationResultAndThrowIfCancelled !== 'function' || typeof database.schemaName !== 'string' || !enginePool) return false;
+  const pool = enginePool;
+  const text = stepRecordRead(database.schemaName);
+  database.getOperationResultAndThrowIfCancelled = (workflowId, functionId) => withDbRetry(async () => {
+    const { rows: [row] } = await pool.query<StepRecordRow>(text, [workflowId, functionId]);
+    if (row.status === 'CANCELLED') throw new EngineErrors.DBOSWorkflowCancelledError(workflowId);
+    if (!row.recorded) return undefined;
+    return { output: row.output, error: row.error, childWorkflowID: row.child_workflow_id, functionName: row.function_name, serialization: row.serialization };
+  });
+  return true;
+}
+
+type StepRecordRow = { status: string | null; recorded: boolean; output: string | null; error: string | null; child_workflow_id: string | null; function_name: string | null; serialization: string | null };
+
+/** Always one row: the workflow's status (null without a row) beside the step's record, if it has one. */
+const stepRecordRead = (schema: string) => `SELECT s.status, o.function_id IS NOT NULL AS recorded, o.output, o.error, o.child_workflow_id, o.function_name, o.serialization
+  FROM (SELECT $1::text AS workflow_uuid) w
+  LEFT JOIN "${schema}".workflow_status s ON s.workflow_uuid = w.workflow_uuid
+  LEFT JOIN "${schema}".operation_outputs o ON o.workflow_uuid = w.workflow_uuid AND o.function_id = $2`;
 
 /** Steps (`workflow id:step id`) that returned an outcome the engine is not to record (runDurableStep's `isOwnRecord`). */
 const unrecordedOutcomes = new Set<string>();
