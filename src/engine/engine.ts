@@ -282,6 +282,7 @@ export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
       const release = () => {
         countDirect(tenantId, -1);
         arrivedRows.delete(taskId);
+        forgetStartedHere(taskId);
       };
       try {
         const handle = await DBOS.startWorkflow(options.workflow(), { workflowID: taskId })(taskId, TASK_WORKFLOW_SHAPE);
@@ -464,12 +465,25 @@ function startDirectWorkflowsInOneStatement(): boolean {
       throw error;
     });
     if (row?.creator_xid !== creatorXid) return startAsEngine(start, creatorXid, reusePolicy);
+    startedHere.add(start.workflowUUID);
     return { status: row.status, shouldExecuteOnThisExecutor: true, serialization: row.serialization };
   };
   return true;
 }
 
 class UnexpectedEngineStatement extends Error {}
+
+/**
+ * Workflows this process has just created (a direct start's row is new), until their first read of a step's record:
+ * that read has nothing to find, so it is not sent (readStepRecordsWithStatus). Dropped also when the workflow ends
+ * without reaching a step (forgetStartedHere).
+ */
+const startedHere = new Set<string>();
+
+/** Forgets a workflow started here that ended without reading a step's record (one that failed before its first step). */
+export function forgetStartedHere(workflowId: string): void {
+  startedHere.delete(workflowId);
+}
 
 /** The status insert as the engine sends it, whole, before anything else (its placeholders run from $1, the id). */
 const STATUS_INSERT = /^\s*INSERT INTO "[^"]+"\.workflow_status \([\s\S]+\bRETURNING\b[^;]*\bcreator_xid\b[^;]*$/;
@@ -501,21 +515,23 @@ type ReadStepRecord = (workflowId: string, functionId: number) => Promise<StepRe
 /**
  * Makes the engine's read before a step (getOperationResultAndThrowIfCancelled: the workflow's status, then the
  * step's earlier record, in two statements one after the other) one statement: one round trip fewer before every
- * step, and one snapshot for both (docs/decisions.md, "Issue 30: a step's record read with its workflow's status").
- * Retried on a lost connection as the engine's own read is. False when a later engine version moved it: the two
- * statements stay, and engine-step-checks.test.ts fails on the count.
+ * step, and one snapshot for both (docs/decisions.md, "Issue 30: a direct start in one statement, and a step's
+ * record read with its workflow's status"). Retried on a lost connection as the engine's own read is. The first read
+ * of a workflow this process has just created is not sent at all (startedHere): it has no records yet, and a task's
+ * cancel is decided on its own row by the step's opening, not by the engine's status. False when a later engine
+ * version moved it: the two statements stay, and engine-step-checks.test.ts fails on the count.
  */
 function readStepRecordsWithStatus(): boolean {
   const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { getOperationResultAndThrowIfCancelled?: ReadStepRecord; schemaName?: unknown } | undefined;
   if (!database || typeof database.getOperationResultAndThrowIfCancelled !== 'function' || typeof database.schemaName !== 'string' || !enginePool) return false;
   const pool = enginePool;
   const text = stepRecordRead(database.schemaName);
-  database.getOperationResultAndThrowIfCancelled = (workflowId, functionId) => withDbRetry(async () => {
+  database.getOperationResultAndThrowIfCancelled = (workflowId, functionId) => (startedHere.delete(workflowId) ? Promise.resolve(undefined) : withDbRetry(async () => {
     const { rows: [row] } = await pool.query<StepRecordRow>(text, [workflowId, functionId]);
     if (row.status === 'CANCELLED') throw new EngineErrors.DBOSWorkflowCancelledError(workflowId);
     if (!row.recorded) return undefined;
     return { output: row.output, error: row.error, childWorkflowID: row.child_workflow_id, functionName: row.function_name, serialization: row.serialization };
-  });
+  }));
   return true;
 }
 
