@@ -11,9 +11,24 @@ export interface MemoryAdmission {
 }
 
 const BYTES_PER_MIB = 1024 * 1024;
+/**
+ * How long one reading of the resident memory answers for: each reading is a read of /proc (about 0.7 % of the
+ * gateway's CPU at 32 streamed chat completions when every direct start read it), and memory does not move far
+ * toward the limit in a tenth of a second.
+ */
+const RSS_READING_MAX_AGE_MS = 100;
 
-export function createMemoryAdmission(limitMiB: number, readRssBytes: () => number = process.memoryUsage.rss): MemoryAdmission {
-  return { admits: () => readRssBytes() < limitMiB * BYTES_PER_MIB };
+export function createMemoryAdmission(
+  limitMiB: number, readRssBytes: () => number = process.memoryUsage.rss, now: () => number = performance.now.bind(performance),
+): MemoryAdmission {
+  let readAt = Number.NEGATIVE_INFINITY;
+  let rssBytes = 0;
+  return {
+    admits: () => {
+      if (now() - readAt >= RSS_READING_MAX_AGE_MS) [rssBytes, readAt] = [readRssBytes(), now()];
+      return rssBytes < limitMiB * BYTES_PER_MIB;
+    },
+  };
 }
 
 export interface QueuePoller {

@@ -7,12 +7,28 @@ const MIB = 1024 * 1024;
 
 test('the admission refuses at and above the limit and admits again below it', () => {
   let rss = 100 * MIB;
-  const admission = createMemoryAdmission(128, () => rss);
+  let clock = 0;
+  const admission = createMemoryAdmission(128, () => rss, () => clock);
   assert.equal(admission.admits(), true);
   rss = 128 * MIB;
+  clock += 100;
   assert.equal(admission.admits(), false);
   rss = 127 * MIB;
+  clock += 100;
   assert.equal(admission.admits(), true);
+});
+
+test('one reading of the memory answers for a tenth of a second', () => {
+  let readings = 0;
+  let clock = 0;
+  const admission = createMemoryAdmission(128, () => { readings += 1; return readings === 1 ? 100 * MIB : 200 * MIB; }, () => clock);
+  assert.equal(admission.admits(), true);
+  clock += 99;
+  assert.equal(admission.admits(), true, 'the first reading still answers');
+  assert.equal(readings, 1);
+  clock += 1;
+  assert.equal(admission.admits(), false, 'a new reading, over the limit');
+  assert.equal(readings, 2);
 });
 
 test('the task queue is not polled while the admission refuses; other queues are; polling resumes once it admits', async () => {
