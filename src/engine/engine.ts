@@ -481,7 +481,7 @@ class UnexpectedEngineStatement extends Error {}
 const startedHere = new Set<string>();
 
 /** Forgets a workflow started here that ended without reading a step's record (one that failed before its first step). */
-export function forgetStartedHere(workflowId: string): void {
+function forgetStartedHere(workflowId: string): void {
   startedHere.delete(workflowId);
 }
 
