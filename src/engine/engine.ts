@@ -282,7 +282,7 @@ export function createTaskStarter(options: TaskStarterOptions): TaskStarter {
       const release = () => {
         countDirect(tenantId, -1);
         arrivedRows.delete(taskId);
-        forgetStartedHere(taskId);
+        startedHere.delete(taskId);
       };
       try {
         const handle = await DBOS.startWorkflow(options.workflow(), { workflowID: taskId })(taskId, TASK_WORKFLOW_SHAPE);
@@ -417,6 +417,14 @@ export function runDurableStep<T>(name: string, work: () => Promise<T>, waitForD
   }
 }
 
+/**
+ * The engine's system database, as the members a wrapper below replaces: the engine offers no option for what they
+ * change, and a later version may have moved any of them (each wrapper checks, and leaves the engine as it is).
+ */
+function engineSystemDatabase<Members>(): Partial<Members> | undefined {
+  return DBOSExecutor.globalInstance?.systemDatabase as unknown as Partial<Members> | undefined;
+}
+
 /** Workflows whose step runDurableStep is entering at this moment (inside its synchronous call of runStep). */
 const enteringStep = new Set<string>();
 
@@ -430,7 +438,7 @@ type CheckIfCanceled = (workflowId: string) => Promise<void>;
  * engine's other checks (messages, sleeps, child workflows) are not. False when a later engine version moved it.
  */
 function skipRepeatedCancelChecks(): boolean {
-  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { checkIfCanceled?: CheckIfCanceled } | undefined;
+  const database = engineSystemDatabase<{ checkIfCanceled: CheckIfCanceled }>();
   const check = database?.checkIfCanceled;
   if (!database || typeof check !== 'function') return false;
   database.checkIfCanceled = (workflowId) => (enteringStep.delete(workflowId) ? Promise.resolve() : check.call(database, workflowId));
@@ -452,7 +460,7 @@ type InsertStatus = (client: StatementClient, start: WorkflowStart, creatorXid: 
  * moved either method: every start takes four statements, as before.
  */
 function startDirectWorkflowsInOneStatement(): boolean {
-  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { initWorkflowStatusStandalone?: StartWorkflow; insertWorkflowStatus?: InsertStatus; schemaName?: unknown } | undefined;
+  const database = engineSystemDatabase<{ initWorkflowStatusStandalone: StartWorkflow; insertWorkflowStatus: InsertStatus; schemaName: unknown }>();
   if (!database || typeof database.initWorkflowStatusStandalone !== 'function' || typeof database.insertWorkflowStatus !== 'function'
     || typeof database.schemaName !== 'string' || !enginePool) return false;
   const startAsEngine = database.initWorkflowStatusStandalone.bind(database);
@@ -475,15 +483,10 @@ class UnexpectedEngineStatement extends Error {}
 
 /**
  * Workflows this process has just created (a direct start's row is new), until their first read of a step's record:
- * that read has nothing to find, so it is not sent (readStepRecordsWithStatus). Dropped also when the workflow ends
- * without reaching a step (forgetStartedHere).
+ * that read has nothing to find, so it is not sent (readStepRecordsWithStatus). Dropped also when a task's workflow
+ * ends without reaching a step (createTaskStarter's release).
  */
 const startedHere = new Set<string>();
-
-/** Forgets a workflow started here that ended without reading a step's record (one that failed before its first step). */
-function forgetStartedHere(workflowId: string): void {
-  startedHere.delete(workflowId);
-}
 
 /** The status insert as the engine sends it, whole, before anything else (its placeholders run from $1, the id). */
 const STATUS_INSERT = /^\s*INSERT INTO "[^"]+"\.workflow_status \([\s\S]+\bRETURNING\b[^;]*\bcreator_xid\b[^;]*$/;
@@ -522,7 +525,7 @@ type ReadStepRecord = (workflowId: string, functionId: number) => Promise<StepRe
  * version moved it: the two statements stay, and engine-step-checks.test.ts fails on the count.
  */
 function readStepRecordsWithStatus(): boolean {
-  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { getOperationResultAndThrowIfCancelled?: ReadStepRecord; schemaName?: unknown } | undefined;
+  const database = engineSystemDatabase<{ getOperationResultAndThrowIfCancelled: ReadStepRecord; schemaName: unknown }>();
   if (!database || typeof database.getOperationResultAndThrowIfCancelled !== 'function' || typeof database.schemaName !== 'string' || !enginePool) return false;
   const pool = enginePool;
   const text = stepRecordRead(database.schemaName);
@@ -555,7 +558,7 @@ type RecordOperationResult = (workflowId: string, functionId: number, ...rest: u
  * (every step is then recorded, as before; the test of the simple task's records fails).
  */
 function leaveOwnRecordsUnrecorded(): boolean {
-  const database = DBOSExecutor.globalInstance?.systemDatabase as unknown as { recordOperationResult?: RecordOperationResult } | undefined;
+  const database = engineSystemDatabase<{ recordOperationResult: RecordOperationResult }>();
   const record = database?.recordOperationResult;
   if (!database || typeof record !== 'function') return false;
   database.recordOperationResult = (workflowId, functionId, ...rest) =>
