@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
-import { createDatabase, type Db } from '../../src/db/database.ts';
+import { createDatabase, survivingLostConnections, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { appendTaskEventBatch, appendTaskEvents, type NewTaskEvent } from '../../src/events/append-event.ts';
 import { createEventHub, EVENTS_CHANNEL, type EventHub } from '../../src/events/event-hub.ts';
@@ -34,7 +34,9 @@ async function seededDatabase(t: TestContext, count: number): Promise<SeededData
   t.after(async () => { for (const cleanup of cleanups.reverse()) await cleanup(); });
   const url = await createTestDatabase({ after: defer });
   const { db } = createDatabase(url, { size: 5, queryTimeoutMs: 20_000, connectTimeoutMs: 5_000 });
-  const sql = new pg.Pool({ connectionString: url, max: 2 });
+  // `end()` resolves before the pool's sockets close: one still open when the database is force-dropped is cut
+  // (57P01), and the pool reports that as an 'error' event, which ends the test process when nobody listens.
+  const sql = survivingLostConnections(new pg.Pool({ connectionString: url, max: 2 }));
   defer(async () => {
     await sql.end();
     await db.destroy();
