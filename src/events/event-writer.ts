@@ -27,7 +27,10 @@ export interface EventWriterOptions {
   /** Identifies the emitting step; stable across a re-run of that step after a crash. */
   stepKey: string;
   partialIntervalMs: number;
-  /** Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. */
+  /**
+   * Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. The text
+   * is the event's message alone (a copy in the payload made every stored and streamed delta carry it once more).
+   */
   partialMarks?: Record<string, unknown>;
   /**
    * Write the first delta at once, for the time to first token of a text someone waits for (the answer);
@@ -87,7 +90,7 @@ export async function openEventWriter(options: EventWriterOptions): Promise<Even
     if (buffered === '') return [];
     const delta = buffered;
     buffered = '';
-    const event = { type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { delta, ...partialMarks }, dedupeKey: `${stepKey}:p${offset}` };
+    const event = { type: 'LLM_PARTIAL', agentId: bufferedAgent, message: delta, payload: { ...partialMarks }, dedupeKey: `${stepKey}:p${offset}` };
     offset += delta.length;
     return [event];
   };

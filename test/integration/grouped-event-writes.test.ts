@@ -241,7 +241,7 @@ test('an event is stamped when it is appended: a transaction that began first bu
 
 test('only a batch of token deltas alone commits without waiting for the WAL flush, and only when asked', async (t) => {
   const { sql, taskIds } = await seededDatabase(t, 2);
-  const partial = { type: 'LLM_PARTIAL', message: 'tok', payload: { delta: 'tok' } };
+  const partial = { type: 'LLM_PARTIAL', message: 'tok' };
   const commitMode = async (entries: unknown[], asyncPartials: boolean) => {
     const client = await sql.connect();
     try {

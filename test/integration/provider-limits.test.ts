@@ -144,7 +144,7 @@ test('a stream cut mid-answer is restarted: the task completes once and its delt
   assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
   assert.equal(task.result, answer);
   assert.equal(agentCalls(provider).length, 2, 'the cut call was made again once');
-  const { rows } = await gateway.sql.query(`select payload->>'delta' as delta from task_events where task_id = $1 and type = 'LLM_PARTIAL' order by seq`, [taskId]);
+  const { rows } = await gateway.sql.query(`select message as delta from task_events where task_id = $1 and type = 'LLM_PARTIAL' order by seq`, [taskId]);
   assert.ok(rows.length >= 2, 'deltas were written before and after the cut');
   assert.equal(rows.map((row) => row.delta).join(''), answer);
   const { rows: completed } = await gateway.sql.query(`select count(*)::int as count from task_events where task_id = $1 and type = 'AGENT_COMPLETED'`, [taskId]);

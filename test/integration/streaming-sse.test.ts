@@ -40,6 +40,11 @@ describe('GET /api/v1/stream/sse', () => {
     const deltas = stream.messages.filter((message) => message.event === 'thread.message.delta').map((message) => JSON.parse(message.data).delta).join('');
     const completed = JSON.parse(stream.messages.find((message) => message.event === 'thread.message.completed')!.data);
     assert.equal(deltas, completed.response, 'the deltas add up to the final answer');
+    for (const message of stream.messages.filter((frame) => frame.event === 'thread.message.delta')) {
+      const { delta, message: text, payload } = JSON.parse(message.data);
+      assert.equal(text, delta, 'a delta frame carries its text as the spec\'s message and as Shannon\'s delta');
+      assert.deepEqual(payload, { final_answer: true }, 'and not a third time in the payload');
+    }
     assert.equal(completed.agent_id, 'final_output');
     assert.ok(completed.metadata.usage.total_tokens > 0);
   });

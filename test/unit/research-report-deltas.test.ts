@@ -14,7 +14,7 @@ describe('the research report as the answer\'s deltas', () => {
     for (const delta of deltas) {
       assert.equal(delta.type, 'LLM_PARTIAL');
       assert.equal(delta.agentId, 'final_output');
-      assert.deepEqual(delta.payload, { delta: delta.message, final_answer: true });
+      assert.deepEqual(delta.payload, { final_answer: true }, 'the text is the message alone, not copied into the payload');
     }
   });
 

@@ -8,7 +8,7 @@ const event = (type: string, agentId: string | null, fields: Partial<TaskEvent> 
   return { workflow_id: 'w', type, agent_id: agentId, message: null, timestamp: `t${seq}`, seq, stream_id: `1-${seq}`, ...fields };
 };
 const partial = (agentId: string, delta: string, finalAnswer = false) =>
-  event('LLM_PARTIAL', agentId, { delta, message: delta, payload: finalAnswer ? { delta, final_answer: true } : { delta } });
+  event('LLM_PARTIAL', agentId, { delta, message: delta, payload: finalAnswer ? { final_answer: true } : {} });
 
 test('a planned task: the plan, each agent\'s state and tokens, and the answer from the final output', () => {
   const events = [

@@ -52,7 +52,7 @@ function useAppendedText(events: TaskEvent[]): string {
   let { text } = read.current;
   for (let index = read.current.count; index < events.length; index++) {
     const event = events[index];
-    if (event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true) text += String(event.payload?.delta ?? event.message ?? '');
+    if (event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true) text += event.message ?? '';
   }
   read.current = { count: events.length, text };
   return text;

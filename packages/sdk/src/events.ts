@@ -5,7 +5,8 @@ export interface TaskEvent {
   type: string;
   agent_id: string | null;
   message: string | null;
-  payload?: Record<string, unknown>;
+  /** Null (or absent) when the event has none. */
+  payload?: Record<string, unknown> | null;
   timestamp: string;
   /** Position in the task's event sequence, from 1, without gaps (within a type filter, increasing). */
   seq: number;

@@ -22,7 +22,7 @@ export function sendReportDeltas(deps: Deps, task: TaskSnapshot, report: string)
 export function reportDeltas(report: string): NewTaskEvent[] {
   let offset = 0;
   return report.split(/(?<=\n\n)(?!\n)/).filter((piece) => piece !== '').map((delta) => {
-    const event = { type: 'LLM_PARTIAL', agentId: ANSWER_AGENT_ID, message: delta, payload: { delta, final_answer: true }, dedupeKey: `${STEP}:p${offset}` };
+    const event = { type: 'LLM_PARTIAL', agentId: ANSWER_AGENT_ID, message: delta, payload: { final_answer: true }, dedupeKey: `${STEP}:p${offset}` };
     offset += delta.length;
     return event;
   });
