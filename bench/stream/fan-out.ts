@@ -1,5 +1,4 @@
 import type { RecordableHistogram } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { logActivity, sampleActivityIfAsked } from '../submit/activity-sampler.ts';
 import { freePort } from '../submit/free-port.ts';
 import { startChildServer } from '../submit/child-server.ts';
@@ -19,11 +18,6 @@ const QUIET_TIMEOUT_MS = 20_000;
 /** How long after the answers should have ended the streams may still run before they are cut. */
 const OVERRUN_MS = 30_000;
 const READY_TIMEOUT_MS = 30_000;
-/**
- * BENCH_RELEASE_SPREAD_MS (a diagnostic, off in recorded runs): the gateway's tasks are released one after another
- * over this many ms, as the broadcaster starts its channels spread over one interval, instead of all at once.
- */
-const RELEASE_SPREAD_MS = Number(process.env.BENCH_RELEASE_SPREAD_MS ?? 0);
 
 type Log = (message: string) => void;
 
@@ -92,12 +86,7 @@ export async function measureGatewayFanOut(gateway: Gateway, api: GatewayApi, le
   return measureFanOut(`gateway, ${level.subscribers} streams`, level, log, {
     origin: gateway.url, databaseUrl: gateway.databaseUrl, headers: api.headers, paths,
     cpuTargets: { serverPid: gateway.pid, clusterDir: gateway.clusterDir },
-    produce: async () => {
-      await Promise.all(taskIds.map(async (taskId, index) => {
-        if (RELEASE_SPREAD_MS > 0) await sleep((index * RELEASE_SPREAD_MS) / taskIds.length);
-        await releaseTask(api, taskId);
-      }));
-    },
+    produce: async () => { await Promise.all(taskIds.map((taskId) => releaseTask(api, taskId))); },
     producedFlow: (windowStartMs) => readProducedFlow(gateway, taskIds, paths, windowStartMs),
   });
 }
