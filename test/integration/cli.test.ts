@@ -135,6 +135,11 @@ describe('the agentgate command line', () => {
     assert.equal(followed.at(-1).type, 'WORKFLOW_COMPLETED');
     const plain = await agentgate(['tasks', 'events', done.task_id], as());
     assert.match(plain.stdout, /^\s+1 {2}\S+ {2}WORKFLOW_STARTED/m);
+    const withDeltas = await agentgate(['tasks', 'events', done.task_id, '--partial'], as());
+    const deltaLines = withDeltas.stdout.split('\n').filter((line) => / LLM_PARTIAL /.test(line));
+    assert.ok(deltaLines.length > 0, withDeltas.stdout);
+    for (const line of deltaLines) assert.match(line, /LLM_PARTIAL\s+\S+ {2}\S/, `a history delta shows its text: ${line}`);
+    assert.doesNotMatch(withDeltas.stdout, /undefined/);
 
     const child = spawn(process.execPath, [BIN, 'submit', 'slow one', '--stream', '--context', '{"mock_delay_ms": 20000}'], { cwd: ROOT, env: { ...childEnv(), ...as() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
