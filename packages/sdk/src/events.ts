@@ -18,6 +18,12 @@ export interface TaskEvent {
   response?: string;
 }
 
+/**
+ * The text an event carries: a delta's added text (a stream frame names it `delta`; the history's stored event
+ * carries it as `message`), else the event's message.
+ */
+export const eventText = (event: TaskEvent): string => event.delta ?? event.message ?? '';
+
 export interface PlannedSubtask { id: string; name?: string; [key: string]: unknown }
 
 export interface TaskPlan {
@@ -86,7 +92,7 @@ export class TaskView {
         if (agentId) this.finish(agentId, event, payload.error || payload.success === false ? 'failed' : 'completed');
         break;
       case 'LLM_PARTIAL': {
-        const text = event.delta ?? event.message ?? '';
+        const text = eventText(event);
         if (agentId && !ENGINE_AGENTS.has(agentId)) this.touch(agentId, event).text += text;
         if (payload.final_answer === true) this.streamedAnswer += text;
         break;

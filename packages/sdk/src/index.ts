@@ -4,7 +4,7 @@ export {
   AgentgateError, AuthenticationError, BadRequestError, ConflictError, ConnectionError, NotFoundError, PayloadTooLargeError,
   PermissionDeniedError, RateLimitError, ServerError, TaskFailedError,
 } from './errors.ts';
-export { TaskView, agentStates, answerText, isTerminalEvent, taskPlan, viewOf } from './events.ts';
+export { TaskView, agentStates, answerText, eventText, isTerminalEvent, taskPlan, viewOf } from './events.ts';
 export type { AgentState, AgentStatus, PlannedSubtask, TaskEvent, TaskPlan } from './events.ts';
 export type { StreamOptions } from './stream.ts';
 export type { WaitOptions, WaitResult } from './tasks.ts';

@@ -1,6 +1,6 @@
 import { createLogUpdate } from 'log-update';
 import type { AgentgateClient } from '../client.ts';
-import { TaskView, type AgentState, type TaskEvent } from '../events.ts';
+import { TaskView, eventText, type AgentState, type TaskEvent } from '../events.ts';
 import type { TaskStatus } from '../types.ts';
 import { colorsFor, shortStatus } from './output.ts';
 
@@ -77,8 +77,8 @@ function plainSink(options: RenderOptions, view: TaskView): Sink {
       if (event.type === 'ERROR_OCCURRED' && agent) say(`${paint('red', '✗')} agent ${agent.id} failed: ${event.message ?? ''}`);
       if (event.type === 'AGENT_COMPLETED' && agent) say(`${agent.status === 'failed' ? paint('red', '✗') : paint('green', '✓')} agent ${agent.id} ${agent.status === 'failed' ? 'failed' : 'finished'}${tokens(agent)}`);
       if (event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true) {
-        options.out.write(event.delta ?? '');
-        printed += event.delta ?? '';
+        options.out.write(eventText(event));
+        printed += eventText(event);
       }
     },
     reconnecting: () => say('(connection lost; resuming the stream)'),

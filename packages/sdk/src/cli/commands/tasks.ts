@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { eventText } from '../../events.ts';
 import { integer } from '../arguments.ts';
 import { shortStatus, table } from '../output.ts';
 import type { CommandContext } from '../context.ts';
@@ -37,7 +38,7 @@ export function addTaskCommands(program: Command, context: CommandContext): void
           if (options.follow) io.out.write(`${JSON.stringify(event)}\n`);
           else collected.push(event);
         } else {
-          io.out.write(`${String(event.seq).padStart(4)}  ${event.timestamp}  ${event.type.padEnd(20)} ${event.agent_id ?? '-'}  ${(event.delta ?? event.message ?? '').replace(/\s+/g, ' ').slice(0, 100)}\n`);
+          io.out.write(`${String(event.seq).padStart(4)}  ${event.timestamp}  ${event.type.padEnd(20)} ${event.agent_id ?? '-'}  ${eventText(event).replace(/\s+/g, ' ').slice(0, 100)}\n`);
         }
       }
       if (flags().json && !options.follow) io.out.write(`${JSON.stringify(collected, null, 2)}\n`);
