@@ -77,8 +77,9 @@ function plainSink(options: RenderOptions, view: TaskView): Sink {
       if (event.type === 'ERROR_OCCURRED' && agent) say(`${paint('red', '✗')} agent ${agent.id} failed: ${event.message ?? ''}`);
       if (event.type === 'AGENT_COMPLETED' && agent) say(`${agent.status === 'failed' ? paint('red', '✗') : paint('green', '✓')} agent ${agent.id} ${agent.status === 'failed' ? 'failed' : 'finished'}${tokens(agent)}`);
       if (event.type === 'LLM_PARTIAL' && event.payload?.final_answer === true) {
-        options.out.write(eventText(event));
-        printed += eventText(event);
+        const text = eventText(event);
+        options.out.write(text);
+        printed += text;
       }
     },
     reconnecting: () => say('(connection lost; resuming the stream)'),
