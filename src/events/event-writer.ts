@@ -27,10 +27,7 @@ export interface EventWriterOptions {
   /** Identifies the emitting step; stable across a re-run of that step after a crash. */
   stepKey: string;
   partialIntervalMs: number;
-  /**
-   * Added to every LLM_PARTIAL payload, e.g. `final_answer: true` for the agent whose output is the answer. The text
-   * is the event's message alone (a copy in the payload made every stored and streamed delta carry it once more).
-   */
+  /** Every LLM_PARTIAL's payload, e.g. `final_answer: true` for the agent whose output is the answer; the text is its message. */
   partialMarks?: Record<string, unknown>;
   /**
    * Write the first delta at once, for the time to first token of a text someone waits for (the answer);
