@@ -418,7 +418,10 @@ export interface Config {
     deliveryRetentionDays: number;
   };
   metrics: Readonly<MetricsSettings>;
-  /** Provider credentials and base URLs, read by the model registry (names come from models.yaml). */
+  /**
+   * The environment the model registry reads provider credentials, base URLs and model ids from: all of it, since
+   * models.yaml may name any variable (`api_key_env: AZURE_OPENAI_KEY`), not only the usual providers' ones.
+   */
   providerEnv: Readonly<Record<string, string | undefined>>;
   /**
    * OpenTelemetry traces (tracesWanted). The SDK reads the OTEL_* variables itself, but for the sampler: that is
@@ -435,7 +438,6 @@ export class ConfigError extends Error {
   }
 }
 
-const PROVIDER_ENV_PATTERN = /^(OPENAI|ANTHROPIC|GOOGLE|OLLAMA|OPENAI_COMPATIBLE|MOCK)_/;
 
 /** Reads env into one frozen, validated object; reports every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Readonly<Config> {
@@ -457,7 +459,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
   checkMetricsPort(values.PORT, values.METRICS_PORT);
   const dnsServers = values.TOOLS_DNS_SERVERS.split(',').map((server) => server.trim()).filter(Boolean);
   checkDnsServers(dnsServers);
-  const providerEnv = Object.fromEntries(Object.entries(env).filter(([key]) => PROVIDER_ENV_PATTERN.test(key)));
   return Object.freeze({
     environment,
     role,
@@ -616,7 +617,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       deliveryRetentionDays: values.WEBHOOK_DELIVERY_RETENTION_DAYS,
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST ?? values.HOST }),
-    providerEnv: Object.freeze(providerEnv),
+    providerEnv: Object.freeze({ ...env }),
     tracing: Object.freeze({ enabled: tracesWanted(env), sampler: traceSampler(env) }),
     version: '0.1.0',
   });

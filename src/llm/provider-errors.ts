@@ -23,6 +23,7 @@ const CONTENT_POLICY = /content[ _-]?policy|content_filter|safety system|flagged
 
 export function classifyProviderError(error: unknown): ClassifiedFailure {
   if (APICallError.isInstance(error)) return classifyApiCallError(error);
+  if (error instanceof ProviderStreamError) return classifyStreamError(error);
   const message = error instanceof Error ? error.message : String(error);
   if (CONTEXT_LENGTH.test(message)) return { kind: 'context_length', reason: 'context length exceeded' };
   // A reset socket, a stream cut short or a timeout is worth another try; any other failure of the client (the mock's
@@ -50,6 +51,46 @@ function classifyApiCallError(error: APICallError): ClassifiedFailure {
   if (status === 404) return { kind: 'deployment', reason: 'model or endpoint not found (HTTP 404)' };
   if (CONTENT_POLICY.test(text)) return { kind: 'request', reason: `refused by content policy (HTTP ${status})` };
   return { kind: 'request', reason: `bad request (HTTP ${status})` };
+}
+
+/**
+ * An error the provider sent inside a stream it had opened with HTTP 200: Anthropic's `event: error` (`overloaded_error`
+ * under load), an OpenAI-style `{"error": …}` chunk. The AI SDK hands these over as plain objects; p-retry and our
+ * classification need an Error that keeps the provider's type and code.
+ */
+export class ProviderStreamError extends Error {
+  readonly errorType: string;
+  readonly code: string;
+  readonly statusCode?: number;
+
+  constructor(sent: { type?: unknown; code?: unknown; message?: unknown; statusCode?: unknown }) {
+    super(typeof sent.message === 'string' && sent.message !== '' ? sent.message : 'the provider sent an error in the stream');
+    this.name = 'ProviderStreamError';
+    this.errorType = typeof sent.type === 'string' ? sent.type : '';
+    this.code = typeof sent.code === 'string' ? sent.code : '';
+    if (typeof sent.statusCode === 'number') this.statusCode = sent.statusCode;
+  }
+}
+
+/** What a stream's `error` part carries, as something to throw: an Error as it is, a provider's error object wrapped. */
+export function streamErrorOf(sent: unknown): Error {
+  if (sent instanceof Error) return sent;
+  if (typeof sent === 'object' && sent !== null) return new ProviderStreamError(sent);
+  return new ProviderStreamError({ message: String(sent) });
+}
+
+function classifyStreamError(error: ProviderStreamError): ClassifiedFailure {
+  const named = [error.errorType, error.code].filter(Boolean).join(', ');
+  const label = (what: string) => `${what} (error event in the stream${named === '' ? '' : `: ${named}`})`;
+  const sent = `${error.errorType} ${error.code}`;
+  if (/overloaded/i.test(sent) || error.statusCode === 529) return { kind: 'transient', reason: label('overloaded') };
+  if (/rate_limit/i.test(sent) || error.statusCode === 429) return { kind: 'transient', reason: label('rate limited') };
+  if (CONTEXT_LENGTH.test(`${sent} ${error.message}`)) return { kind: 'context_length', reason: label('context length exceeded') };
+  if (/authentication|permission|not_found|insufficient_quota|billing/i.test(sent)) return { kind: 'deployment', reason: label('not served') };
+  if (CONTENT_POLICY.test(`${sent} ${error.message}`)) return { kind: 'request', reason: label('refused by content policy') };
+  if (/invalid_request|request_too_large/i.test(sent)) return { kind: 'request', reason: label('bad request') };
+  // api_error, server_error or a type we do not know: the provider failed after it had accepted the call.
+  return { kind: 'transient', reason: label('provider error') };
 }
 
 function describeDrop(error: unknown): string {

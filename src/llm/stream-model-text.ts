@@ -8,7 +8,7 @@ import { toAbortError } from './abort-error.ts';
 import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
 import { markStablePrefix } from './prompt-cache.ts';
-import { classifyProviderError, ProviderCallError } from './provider-errors.ts';
+import { classifyProviderError, ProviderCallError, streamErrorOf } from './provider-errors.ts';
 import { CapacityWaitError } from './capacity-queue.ts';
 import type { CapacityWaiter, ProviderTraffic } from './provider-traffic.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
@@ -252,7 +252,7 @@ async function streamCandidate(
     // Retries are ours (callWithRetries): they honour Retry-After, count towards cooldowns and take capacity again.
     maxRetries: 0,
     providerOptions: { mock: { ...request.mockOptions, delayMs: request.mockDelayMs ?? 0, answerWords: request.mockAnswerWords ?? 0 } as never },
-    // streamText reports provider errors as stream parts, not rejections; they are rethrown below.
+    // streamText reports provider errors as stream parts, not rejections; they are thrown below.
     onError: () => {},
     experimental_telemetry: modelCallTelemetry(request),
   });
@@ -279,7 +279,7 @@ async function streamCandidate(
   // What the model says is stored (events, results, tool calls), so text Postgres refuses is replaced as it arrives.
   const deltas = storableDeltas();
   for await (const part of result.fullStream) {
-    if (part.type === 'error') throw part.error;
+    if (part.type === 'error') throw streamErrorOf(part.error);
     if (part.type === 'abort') throw toAbortError(request.abortSignal);
     if (part.type === 'finish') usage = part.totalUsage;
     // A call of a tool that was not offered arrives as a tool-call marked invalid (NoSuchToolError), then a

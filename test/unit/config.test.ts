@@ -31,10 +31,11 @@ test('skip-auth defaults off outside development and follows GATEWAY_SKIP_AUTH o
   assert.equal(loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db' }).port, 9000);
 });
 
-test('provider credentials are passed through for the model registry', () => {
-  const config = loadConfig({ OPENAI_API_KEY: 'sk-x', UNRELATED: 'y' });
+test('provider credentials reach the model registry under any name models.yaml gives them', () => {
+  const config = loadConfig({ OPENAI_API_KEY: 'sk-x', AZURE_OPENAI_KEY: 'az-y', VLLM_URL: 'http://127.0.0.1:8000/v1' });
   assert.equal(config.providerEnv.OPENAI_API_KEY, 'sk-x');
-  assert.equal(config.providerEnv.UNRELATED, undefined);
+  assert.equal(config.providerEnv.AZURE_OPENAI_KEY, 'az-y');
+  assert.equal(config.providerEnv.VLLM_URL, 'http://127.0.0.1:8000/v1');
 });
 
 test('traces are on only when an exporter or an OTLP endpoint is named, and the SDK is not disabled', () => {

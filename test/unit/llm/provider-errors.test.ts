@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APICallError } from '@ai-sdk/provider';
-import { classifyProviderError, readRetryAfter } from '../../../src/llm/provider-errors.ts';
+import { classifyProviderError, readRetryAfter, streamErrorOf } from '../../../src/llm/provider-errors.ts';
 
 const apiError = (statusCode: number, message = 'failed', responseHeaders: Record<string, string> = {}) =>
   new APICallError({ message, url: 'http://127.0.0.1/v1', requestBodyValues: {}, statusCode, responseHeaders, responseBody: message });
@@ -28,4 +28,23 @@ test('failures are classified by status and message', () => {
   assert.equal(classifyProviderError(apiError(400, 'prompt is too long: 210000 tokens > 200000 maximum')).kind, 'context_length');
   assert.equal(classifyProviderError(new TypeError('terminated')).kind, 'transient');
   assert.equal(classifyProviderError(new Error('scripted mock failure')).kind, 'deployment');
+});
+
+test('an error the provider sent inside a stream is classified by its type and code, not taken for a dropped connection', () => {
+  const classify = (sent: unknown) => classifyProviderError(streamErrorOf(sent));
+  assert.deepEqual(classify({ type: 'overloaded_error', message: 'Overloaded' }), { kind: 'transient', reason: 'overloaded (error event in the stream: overloaded_error)' });
+  assert.equal(classify({ type: 'rate_limit_error', message: 'slow down' }).reason, 'rate limited (error event in the stream: rate_limit_error)');
+  assert.equal(classify({ type: 'api_error', message: 'Internal server error' }).kind, 'transient');
+  assert.equal(classify({ message: 'The server had an error', type: 'server_error', code: null, param: null }).kind, 'transient');
+  // The OpenAI Responses provider's shape: type, code and the status the error stands for.
+  assert.equal(classify({ message: 'Slow down', type: 'tokens', code: 'rate_limit_exceeded', statusCode: 429 }).kind, 'transient');
+  assert.equal(classify({ type: 'invalid_request_error', message: 'messages: text content blocks must be non-empty' }).kind, 'request');
+  assert.equal(classify({ type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' }).kind, 'context_length');
+  assert.equal(classify({ type: 'authentication_error', message: 'invalid x-api-key' }).kind, 'deployment');
+  assert.equal(classify({ message: 'Your request was flagged by our content policy', type: 'invalid_request_error', code: 'content_policy_violation' }).reason, 'refused by content policy (error event in the stream: invalid_request_error, content_policy_violation)');
+  assert.equal(classify({ type: 'something_new', message: 'unheard of' }).kind, 'transient');
+  assert.equal(streamErrorOf({ type: 'overloaded_error' }).message, 'the provider sent an error in the stream');
+  assert.equal(streamErrorOf('a bare string').message, 'a bare string');
+  const thrown = new TypeError('terminated');
+  assert.equal(streamErrorOf(thrown), thrown, 'an Error is thrown as it is');
 });
