@@ -19,6 +19,8 @@ export type ProviderTrafficSettings = {
   cooldownMs: number;
   /** Retries of one deployment for transient failures before the next candidate is tried. */
   retries: number;
+  /** A provider request that sends nothing for this long (no answer, or a stream gone quiet) is given up as timed out. */
+  stallMs: number;
 };
 
 /** A call of a task, inside a step of its workflow: it may park for capacity, and `callKey` finds its grant after the wake. */

@@ -9,6 +9,7 @@ import { costUsd } from './cost.ts';
 import { countModelRequest } from './model-metrics.ts';
 import { markStablePrefix } from './prompt-cache.ts';
 import { classifyProviderError, ProviderCallError, streamErrorOf } from './provider-errors.ts';
+import { watchForStall } from './stall-watch.ts';
 import { CapacityWaitError } from './capacity-queue.ts';
 import type { CapacityWaiter, ProviderTraffic } from './provider-traffic.ts';
 import type { ModelCandidate, ModelRegistry } from './provider-registry.ts';
@@ -171,7 +172,7 @@ async function callWithRetries(
     await traffic.takeCapacity({ model: catalogModel, tenantId: request.tenantId, inputTokens: estimateInput(request), signal, waiter, again: attempt > 1 });
     const startedAt = performance.now();
     try {
-      const answer = await streamCandidate(candidate, request, delivered);
+      const answer = await streamCandidate(candidate, request, delivered, traffic.settings.stallMs);
       countModelRequest(catalogModel, 'ok', startedAt, answer);
       traffic.recordSuccess(catalogModel.provider);
       return answer;
@@ -236,9 +237,27 @@ const modelName = ({ catalogModel }: ModelCandidate) => ({ provider: catalogMode
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function streamCandidate(
+  candidate: ModelCandidate,
+  request: StreamModelTextRequest,
+  delivered: { text: string },
+  stallMs: number,
+): Promise<Omit<ModelTextResult, 'attempts'>> {
+  const watch = watchForStall(request.abortSignal, stallMs);
+  try {
+    return await readCandidate(candidate, { ...request, abortSignal: watch.signal }, delivered, watch.touch);
+  } catch (error) {
+    // However the SDK reports the aborted request (an abort part, a rejected fetch), a stall is a timeout.
+    throw watch.stalled ?? error;
+  } finally {
+    watch.stop();
+  }
+}
+
+async function readCandidate(
   { catalogModel, languageModel, providerKind }: ModelCandidate,
   request: StreamModelTextRequest,
   delivered: { text: string },
+  onPart: () => void,
 ): Promise<Omit<ModelTextResult, 'attempts'>> {
   const result = streamText({
     model: languageModel,
@@ -279,6 +298,7 @@ async function streamCandidate(
   // What the model says is stored (events, results, tool calls), so text Postgres refuses is replaced as it arrives.
   const deltas = storableDeltas();
   for await (const part of result.fullStream) {
+    onPart();
     if (part.type === 'error') throw streamErrorOf(part.error);
     if (part.type === 'abort') throw toAbortError(request.abortSignal);
     if (part.type === 'finish') usage = part.totalUsage;

@@ -41,10 +41,10 @@ function agentScript(replies: Array<ScriptedReply | undefined>) {
   return (_index: number, body: any) => (isTitleCall(body) ? undefined : replies[agentCall++]);
 }
 
-async function gatewayFor(t: TestContext, kind: 'anthropic' | 'openai-compatible', provider: StandIn): Promise<Gateway> {
+async function gatewayFor(t: TestContext, kind: 'anthropic' | 'openai-compatible', provider: StandIn, env: Record<string, string> = {}): Promise<Gateway> {
   return startGateway(t, {
     env: {
-      MODELS_CONFIG: writeCatalog(t, kind), STAND_IN_KEY: 'test-key', STAND_IN_URL: `${provider.url}/v1`, EVENT_PARTIAL_INTERVAL_MS: '10',
+      MODELS_CONFIG: writeCatalog(t, kind), STAND_IN_KEY: 'test-key', STAND_IN_URL: `${provider.url}/v1`, EVENT_PARTIAL_INTERVAL_MS: '10', ...env,
     },
   });
 }
@@ -104,4 +104,31 @@ test('a refusal sent as an error event in the stream is not retried, and the tas
   assert.equal(task.status, 'TASK_STATUS_FAILED');
   assert.match(task.error, /only\/only-model: bad request \(error event in the stream: invalid_request_error\): messages: text content blocks must be non-empty/);
   assert.equal(agentCalls(provider).length, 1, 'not retried');
+});
+
+test('a provider that never answers, or goes quiet mid-answer, is given up on after PROVIDER_STALL_SECONDS and asked again: the task completes once', async (t) => {
+  const provider = await startOpenAi({
+    answer: ANSWER, wordDelayMs: 20,
+    script: agentScript([{ silent: true }, { breakAfterWords: 4, stall: true }]),
+  });
+  t.after(() => provider.close());
+  const gateway = await gatewayFor(t, 'openai-compatible', provider, { PROVIDER_STALL_SECONDS: '1' });
+  const startedAt = Date.now();
+  const task = await runTask(gateway, 'What is the capital of France?');
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  assert.equal(task.result, ANSWER);
+  assert.equal(agentCalls(provider).length, 3, 'the silent call and the stalled one were each given up on once');
+  assert.equal(await storedDeltas(gateway, task.task_id), ANSWER, 'the words before the stall were not delivered twice');
+  assert.ok(Date.now() - startedAt < 15_000, `done in ${Date.now() - startedAt} ms`);
+});
+
+test('a slow stream that keeps sending is not a stall: words 400 ms apart under a 1 s limit make one call', async (t) => {
+  const answer = 'Slow but steady words.';
+  const provider = await startOpenAi({ answer, wordDelayMs: 400 });
+  t.after(() => provider.close());
+  const gateway = await gatewayFor(t, 'openai-compatible', provider, { PROVIDER_STALL_SECONDS: '1' });
+  const task = await runTask(gateway, 'Take your time.');
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  assert.equal(task.result, answer);
+  assert.equal(agentCalls(provider).length, 1);
 });
