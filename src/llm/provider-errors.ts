@@ -4,7 +4,7 @@ import { APICallError } from '@ai-sdk/provider';
  * What a failed provider call means for the next step:
  * - `transient`: 429, overloaded (529), 5xx, timeouts, dropped connections: back off (honouring Retry-After) and
  *   retry the same deployment, which counts towards its cooldown;
- * - `deployment`: this deployment cannot serve (401/403/404): no retry, the next candidate is tried;
+ * - `deployment`: this deployment cannot serve (401/403/404, an account out of credit): no retry, the next candidate is tried;
  * - `context_length`: the prompt is longer than the model takes: the history is trimmed once, else the call fails;
  * - `request`: the request itself is refused (400, 422, content policy): neither retried nor sent elsewhere.
  */
@@ -39,10 +39,12 @@ const NETWORK = /terminated|stream ended early|ECONNRESET|ECONNREFUSED|EPIPE|soc
 function classifyApiCallError(error: APICallError): ClassifiedFailure {
   const status = error.statusCode;
   const text = `${error.message} ${error.responseBody ?? ''}`;
-  const retryAfterMs = readRetryAfter(error.responseHeaders);
+  const retryAfterMs = readRetryAfter(error.responseHeaders) ?? readRetryInfo(error.responseBody);
   const withWait = retryAfterMs === undefined ? {} : { retryAfterMs };
   // A 2xx whose body broke off: the stream was cut after the provider accepted the call.
   if (status === undefined || status < 300) return { kind: 'transient', reason: describeDrop(error), ...withWait };
+  // OpenAI answers an account out of credit with a 429 too; waiting does not refill it.
+  if (status === 429 && /insufficient_quota/.test(text)) return { kind: 'deployment', reason: 'quota exhausted (HTTP 429, insufficient_quota)' };
   if (status === 429) return { kind: 'transient', reason: 'rate limited (HTTP 429)', ...withWait };
   if (status === 529) return { kind: 'transient', reason: 'overloaded (HTTP 529)', ...withWait };
   if (status === 408 || status === 409 || status >= 500) return { kind: 'transient', reason: `provider error (HTTP ${status})`, ...withWait };
@@ -117,7 +119,23 @@ export function readRetryAfter(headers: Record<string, string> | undefined): num
   return waits.length === 0 ? undefined : Math.max(...waits);
 }
 
-/** OpenAI's reset headers: durations such as `1s`, `6m0s`, `250ms`. */
+/**
+ * Google's wait, which it sends in the body instead of a header: a `google.rpc.RetryInfo` detail of the error, its
+ * `retryDelay` a duration such as `37s`.
+ */
+function readRetryInfo(body: string | undefined): number | undefined {
+  if (body === undefined || !body.includes('RetryInfo')) return undefined;
+  try {
+    const details: unknown = JSON.parse(body)?.error?.details;
+    if (!Array.isArray(details)) return undefined;
+    const info = details.find((detail) => String(detail?.['@type']).endsWith('google.rpc.RetryInfo'));
+    return typeof info?.retryDelay === 'string' ? parseResetDuration(info.retryDelay) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** OpenAI's reset headers and Google's retry delays: durations such as `1s`, `6m0s`, `250ms`, `37.5s`. */
 function parseResetDuration(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];

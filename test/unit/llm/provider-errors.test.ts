@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { APICallError } from '@ai-sdk/provider';
 import { classifyProviderError, readRetryAfter, streamErrorOf } from '../../../src/llm/provider-errors.ts';
 
-const apiError = (statusCode: number, message = 'failed', responseHeaders: Record<string, string> = {}) =>
-  new APICallError({ message, url: 'http://127.0.0.1/v1', requestBodyValues: {}, statusCode, responseHeaders, responseBody: message });
+const apiError = (statusCode: number, message = 'failed', responseHeaders: Record<string, string> = {}, responseBody = message) =>
+  new APICallError({ message, url: 'http://127.0.0.1/v1', requestBodyValues: {}, statusCode, responseHeaders, responseBody });
 
 test('the provider\'s wait is read from retry-after-ms, Retry-After (seconds or a date) and x-ratelimit-reset-*, the longest winning', () => {
   assert.equal(readRetryAfter({ 'retry-after-ms': '1500' }), 1500);
@@ -47,4 +47,21 @@ test('an error the provider sent inside a stream is classified by its type and c
   assert.equal(streamErrorOf('a bare string').message, 'a bare string');
   const thrown = new TypeError('terminated');
   assert.equal(streamErrorOf(thrown), thrown, 'an Error is thrown as it is');
+});
+
+test('Google\'s wait in the body of its 429 (google.rpc.RetryInfo) is honoured like a Retry-After header', () => {
+  const body = JSON.stringify({
+    error: {
+      code: 429, status: 'RESOURCE_EXHAUSTED', message: 'You exceeded your current quota, please check your plan and billing details.',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37s' }],
+    },
+  });
+  assert.deepEqual(classifyProviderError(apiError(429, 'Resource exhausted', {}, body)), { kind: 'transient', reason: 'rate limited (HTTP 429)', retryAfterMs: 37_000 });
+  assert.equal(classifyProviderError(apiError(429, 'Resource exhausted', { 'retry-after': '2' }, body)).retryAfterMs, 2000, 'a header wins');
+  assert.equal(classifyProviderError(apiError(429, 'Resource exhausted', {}, '{"error": RetryInfo not JSON')).retryAfterMs, undefined);
+});
+
+test('an OpenAI account out of credit (429 insufficient_quota) is not retried: the next candidate is tried', () => {
+  const body = JSON.stringify({ error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } });
+  assert.deepEqual(classifyProviderError(apiError(429, 'You exceeded your current quota', {}, body)), { kind: 'deployment', reason: 'quota exhausted (HTTP 429, insufficient_quota)' });
 });
