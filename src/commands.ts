@@ -9,8 +9,9 @@ import { purgeIdleTranscripts } from './openai/chat-session.ts';
 import { traceLogFields } from './observability/trace-log-fields.ts';
 import { createSessionTitler } from './workflows/memory/session-titles.ts';
 import { createStreamSlots } from './streaming/stream-slots.ts';
-import { wakeReleasedTasks } from './task-state/waits.ts';
+import { deliverDueWaits, wakeReleasedTasks } from './task-state/waits.ts';
 import { wakeForCapacity } from './workflows/runtime/capacity-wait.ts';
+import { purgeOldOutages } from './workflows/runtime/outage-wait.ts';
 import { fireDueSchedules } from './schedules/fire-schedules.ts';
 import { expireApprovals } from './approvals/expire-approvals.ts';
 import { expireReviews } from './reviews/expire-reviews.ts';
@@ -55,6 +56,8 @@ import { loadResearchConfig } from './workflows/modes/research/research-config.t
 const ORPHAN_SWEEP_INTERVAL_MS = 30_000;
 /** How often every process looks for tasks parked for provider capacity (the loop then runs while any wait). */
 const CAPACITY_GRANT_SWEEP_MS = 5_000;
+/** Timed waits (a call waiting out its providers' outage) end within this of their moment. */
+const DUE_WAIT_SWEEP_MS = 1_000;
 /** Workflows of this process that stopped running resume within seconds of the database taking writes again. */
 const STALLED_SWEEP_INTERVAL_MS = 2_000;
 /** Titles asked for by tasks that completed in another process, or before a crash. */
@@ -162,12 +165,14 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<void> {
     every(ORPHAN_SWEEP_INTERVAL_MS, () => requeueOrphanedTasks(deps), 'orphan sweep', logger),
     every(ORPHAN_SWEEP_INTERVAL_MS, () => wakeReleasedTasks(deps), 'wake sweep', logger, { now: true }),
     every(CAPACITY_GRANT_SWEEP_MS, () => models.traffic.grantParked(wakeForCapacity(deps), stopping.signal), 'capacity grants', logger, { now: true }),
+    every(DUE_WAIT_SWEEP_MS, () => deliverDueWaits(deps), 'timed waits', logger, { now: true }),
     every(config.skills.reloadIntervalMs, () => reloadSkills(skills, logger), 'skill reload', logger),
     every(STALLED_SWEEP_INTERVAL_MS, () => resumeStalledWorkflows(deps, identity.id), 'stalled workflow sweep', logger),
     every(config.approvals.sweepIntervalMs, () => expireApprovals(deps), 'approval expiry', logger, { now: true }),
     every(config.approvals.sweepIntervalMs, () => expireReviews(deps), 'plan review expiry', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredEvents(connection.db, config.events), 'event purge', logger, { now: true }),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeOldWindows(connection.db), 'rate-limit window purge', logger),
+    every(EVENT_PURGE_INTERVAL_MS, () => purgeOldOutages(connection.db), 'model call outage purge', logger),
     every(EVENT_PURGE_INTERVAL_MS, () => purgeExpiredIdempotencyRecords(connection.db), 'idempotency record purge', logger, { now: true }),
     ...(config.role === 'gateway' ? [] : [
       every(TITLE_SWEEP_INTERVAL_MS, () => deps.titles.sweep(), 'session titles', logger, { now: true }),

@@ -327,6 +327,8 @@ export interface TaskWaitsTable {
   task_id: string;
   signal: string;
   opened_at: Generated<Timestamp>;
+  /** A timed wait's moment: the due-wait sweep delivers its signal then. */
+  due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export type ReviewStatus = 'reviewing' | 'approved' | 'timed_out';

@@ -144,13 +144,19 @@ function parseResetDuration(value: string | undefined): number | undefined {
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * unitMs[unit as keyof typeof unitMs], 0);
 }
 
-/** A model call that failed for good: names the provider, the model and why. */
+/** A model call that failed: names the provider, the model and why. */
 export class ProviderCallError extends Error {
   readonly kind: FailureKind;
+  /**
+   * Set when every candidate failed for a passing reason before any text went out, so the same call may succeed
+   * later: how long until the first of them leaves its cooldown (0 when none is cooling down).
+   */
+  readonly retryInMs?: number;
 
-  constructor(message: string, kind: FailureKind, options?: ErrorOptions) {
+  constructor(message: string, kind: FailureKind, options?: ErrorOptions & { retryInMs?: number }) {
     super(message, options);
     this.name = 'ProviderCallError';
     this.kind = kind;
+    if (options?.retryInMs !== undefined) this.retryInMs = options.retryInMs;
   }
 }

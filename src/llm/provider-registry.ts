@@ -60,7 +60,7 @@ export function createModelRegistry(
 }
 
 /** Without a database (unit tests): no shared limits, the retry and cooldown defaults. */
-export const DEFAULT_TRAFFIC = Object.freeze({ windowMs: 60_000, tenantShare: 1, maxWaitMs: 120_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 30_000, retries: 4, stallMs: 300_000 });
+export const DEFAULT_TRAFFIC = Object.freeze({ windowMs: 60_000, tenantShare: 1, maxWaitMs: 120_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 30_000, retries: 4, stallMs: 300_000, outageWaitMs: 0 });
 
 function wireModelId(model: CatalogModel, env: Record<string, string | undefined>): string {
   return (model.modelIdEnv === undefined ? undefined : env[model.modelIdEnv]) || model.modelId;

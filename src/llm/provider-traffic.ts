@@ -21,6 +21,11 @@ export type ProviderTrafficSettings = {
   retries: number;
   /** A provider request that sends nothing for this long (no answer, or a stream gone quiet) is given up as timed out. */
   stallMs: number;
+  /**
+   * How long after its first failure a task's call whose every candidate failed for a passing reason is still tried
+   * again (its task parked in between) instead of failing its task; 0: it fails at once.
+   */
+  outageWaitMs: number;
 };
 
 /** A call of a task, inside a step of its workflow: it may park for capacity, and `callKey` finds its grant after the wake. */
@@ -50,6 +55,8 @@ export type ProviderTraffic = {
   /** Candidates in the order to try: deployments in cooldown last, peers of one priority by headroom. */
   order<T extends { catalogModel: CatalogModel }>(candidates: T[]): Promise<T[]>;
   isCoolingDown(provider: string): boolean;
+  /** How long the deployment's cooldown has left in this process: 0 when it is not cooling down. */
+  cooldownLeftMs(provider: string): number;
   recordFailure(provider: string): void;
   recordSuccess(provider: string): void;
 };
@@ -81,7 +88,8 @@ export function createProviderTraffic(
 
   let turn = 0;
   let granting: Promise<void> | undefined;
-  const isCoolingDown = (provider: string) => (failures.get(provider)?.until ?? 0) > Date.now();
+  const cooldownLeftMs = (provider: string) => Math.max(0, (failures.get(provider)?.until ?? 0) - Date.now());
+  const isCoolingDown = (provider: string) => cooldownLeftMs(provider) > 0;
 
   // Callers of this process waiting for the same limits, in line: only the first asks the database, the others wait
   // behind it. Without the line every waiter polled Postgres at each freed moment, and the one that won it came late.
@@ -166,6 +174,7 @@ export function createProviderTraffic(
         .map(({ candidate }) => candidate);
     },
     isCoolingDown,
+    cooldownLeftMs,
     recordFailure(provider) {
       const state = failures.get(provider) ?? { consecutive: 0, until: 0 };
       state.consecutive += 1;

@@ -113,6 +113,8 @@ export async function streamModelText(
   request: StreamModelTextRequest,
 ): Promise<ModelTextResult> {
   const failures: string[] = [];
+  /** The candidates that failed for a passing reason (overloaded, 5xx, timed out): the call may succeed later. */
+  const failedForNow: string[] = [];
   const candidates = await registry.traffic.order(registry.resolveCandidates(request.selection));
   const delivered = { text: '' };
   let messages = request.messages;
@@ -142,6 +144,7 @@ export async function streamModelText(
       if (failure.kind === 'request') throw new ProviderCallError(`model call failed (${named})`, failure.kind, { cause: error });
       if (delivered.text !== '') throw new ProviderCallError(`model call failed mid-answer (${named})`, failure.kind, { cause: error });
       failures.push(named);
+      if (failure.kind === 'transient') failedForNow.push(candidate.catalogModel.provider);
       const next = candidates[index + 1];
       if (next !== undefined) {
         await request.onFallback?.({
@@ -150,7 +153,9 @@ export async function streamModelText(
       }
     }
   }
-  throw new ProviderCallError(`model call failed (${failures.join('; ')})`, 'transient');
+  if (failedForNow.length === 0) throw new ProviderCallError(`model call failed (${failures.join('; ')})`, 'deployment');
+  const retryInMs = Math.min(...failedForNow.map((provider) => registry.traffic.cooldownLeftMs(provider)));
+  throw new ProviderCallError(`model call failed (${failures.join('; ')})`, 'transient', { retryInMs });
 }
 
 /**

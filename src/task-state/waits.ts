@@ -18,10 +18,22 @@ export const approvalSignal = (approvalId: string) => `approval:${approvalId}`;
 export const PLAN_REVIEW_SIGNAL = 'plan-review';
 /** A task's model call waits for its provider deployment's capacity (llm/capacity-queue.ts). */
 export const CAPACITY_SIGNAL = 'capacity';
+/** A task's model call waits to be tried again after every candidate failed for a passing reason (runtime/outage-wait.ts). */
+export const outageSignal = (callKey: string) => `provider-outage:${callKey}`;
 
-/** Opens the wait inside the caller's transaction; opening an open wait changes nothing. */
-export async function openWait(transaction: Db, taskId: string, signal: string): Promise<void> {
-  await transaction.insertInto('task_waits').values({ task_id: taskId, signal }).onConflict((conflict) => conflict.doNothing()).execute();
+/**
+ * Opens the wait inside the caller's transaction; opening an open wait changes nothing. A wait with `dueAt` is a
+ * timed one: the due-wait sweep (`deliverDueWaits`) delivers its signal at that moment.
+ */
+export async function openWait(transaction: Db, taskId: string, signal: string, dueAt?: Date): Promise<void> {
+  await transaction.insertInto('task_waits').values({ task_id: taskId, signal, due_at: dueAt ?? null }).onConflict((conflict) => conflict.doNothing()).execute();
+}
+
+/** Delivers the signals of timed waits whose moment has come (nothing but the wake): run by every process. */
+export async function deliverDueWaits(deps: TaskStateDeps): Promise<void> {
+  const { rows } = await sql<{ task_id: string; signal: string }>`
+    select task_id, signal from task_waits where due_at <= clock_timestamp() order by due_at limit 500`.execute(deps.db);
+  for (const { task_id: taskId, signal } of rows) await deliverSignal(deps, taskId, signal, async () => undefined);
 }
 
 /**

@@ -92,7 +92,9 @@ export async function startGateway(t: Cleanup, options: GatewayOptions = {}): Pr
         ...childEnv(), ...databaseEnv,
         // Tests that do not name a mode get the one-agent answer they were written for; planning tests set `auto`.
         // A test's end (SIGTERM) drains for at most 2 s, not the default 25: shutdown tests set their own.
-        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', SHUTDOWN_GRACE_SECONDS: '2',
+        // A stand-in that always fails fails its task at once, not after 10 minutes of parked retries: the outage
+        // tests (provider-outage.test.ts) set their own wait.
+        PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TASK_MODE: 'simple', SHUTDOWN_GRACE_SECONDS: '2', PROVIDER_OUTAGE_WAIT_SECONDS: '0',
         ...poolSizesFromEnvironment(), ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -229,7 +229,7 @@ async function directTraffic(t: TestContext, rpm: number) {
   const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 12, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
   t.after(() => db.destroy());
   const traffic = createProviderTraffic(db, [{ name: 'primary', kind: 'openai-compatible', rpm }], {
-    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0, stallMs: 300_000,
+    windowMs: 1000, tenantShare: 0.5, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0, stallMs: 300_000, outageWaitMs: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
   return { db, traffic, model, take: (tenantId: string) => traffic.takeCapacity({ model, tenantId, inputTokens: 1 }) };
@@ -315,7 +315,7 @@ async function orderOfEightCalls(t: TestContext, plugin?: KyselyPlugin): Promise
   const { db } = createDatabase(await createTestDatabase(t, { migrated: true }), { size: 4, queryTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
   t.after(() => db.destroy());
   const traffic = createProviderTraffic(plugin ? db.withPlugin(plugin) : db, [{ name: 'primary', kind: 'openai-compatible', rpm: 1200 }], {
-    windowMs: 1000, tenantShare: 1, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0, stallMs: 300_000,
+    windowMs: 1000, tenantShare: 1, maxWaitMs: 10_000, parkAfterMs: 3_000, cooldownFailures: 3, cooldownMs: 1000, retries: 0, stallMs: 300_000, outageWaitMs: 0,
   });
   const model = { provider: 'primary' } as CatalogModel;
   const finished: number[] = [];

@@ -10,6 +10,8 @@ import { modelCalls } from '../../observability/metrics.ts';
 import { changeTask } from '../../task-state/change-task.ts';
 import { isInsideStep } from '../../engine/engine.ts';
 import { waitForCapacity } from '../runtime/capacity-wait.ts';
+import { isPassingFailure, waitOutOutage } from '../runtime/outage-wait.ts';
+import { isOpenAiConversation } from '../runtime/started-context.ts';
 import { meetSpentBudget, type SpentBudgetRule } from '../runtime/budget-policy.ts';
 import { allowForWaitsInSteps, withDeadline } from '../runtime/deadline.ts';
 import type { TaskSnapshot } from '../runtime/task-snapshot.ts';
@@ -129,7 +131,8 @@ const settlementAlone: Closing<never> = async (_transaction, _row, { crossings, 
 
 async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedCall<T>, maxOutputTokens: number, cancel: AbortSignal): Promise<ModelTextResult> {
   const phase = String(call.request.mockOptions?.purpose ?? 'agent');
-  // Inside a step the call may park its task for capacity (runtime/capacity-wait.ts); parked, it gives its reservation back.
+  // Inside a step the call may park its task for capacity (runtime/capacity-wait.ts) or through its providers' outage
+  // (runtime/outage-wait.ts); parked, it gives its reservation back.
   const capacityWaiter = isInsideStep() ? { callKey: call.callKey } : undefined;
   try {
     modelCalls.inc({ phase });
@@ -139,8 +142,9 @@ async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedC
         return await withDeadline(deps.config, task, cancel, (abortSignal) =>
           streamModelText(deps.models, { ...call.request, ...streamTarget(call), maxOutputTokens, abortSignal, telemetry, tenantId: task.tenantId, capacityWaiter }));
       } catch (error) {
-        if (!(error instanceof CapacityWaitError)) throw error;
-        await waitForCapacity(deps, task, call, error);
+        if (error instanceof CapacityWaitError) await waitForCapacity(deps, task, call, error);
+        else if (capacityWaiter && isPassingFailure(error) && waitsOutOutages(deps, task)) await waitOutOutage(deps, task, call, error);
+        else throw error;
       }
     }
   } catch (error) {
@@ -149,6 +153,13 @@ async function streamReserved<T>(deps: Deps, task: TaskSnapshot, call: BudgetedC
     throw error;
   }
 }
+
+/**
+ * A task of the native API waits out its providers' outage; one answering an OpenAI-layer request does not: its
+ * caller holds a request open and expects, as from any OpenAI-style proxy, an error it can act on once retries and
+ * fallbacks are spent.
+ */
+const waitsOutOutages = (deps: Deps, task: TaskSnapshot) => deps.models.traffic.settings.outageWaitMs > 0 && !isOpenAiConversation(task.context);
 
 function streamTarget<T>(call: BudgetedCall<T>): Pick<StreamModelTextRequest, 'onDelta' | 'onFallback'> {
   const { stream } = call;

@@ -8,6 +8,7 @@ import type { ModelRegistry } from '../../llm/provider-registry.ts';
 import { streamModelText } from '../../llm/stream-model-text.ts';
 import { usedTokens } from '../../llm/usage-totals.ts';
 import { titleFromModel, titleFromQuery } from './title-text.ts';
+import { isOpenAiConversation } from '../runtime/started-context.ts';
 import { untitledSession, type SessionTitleRequest } from '../../task-state/lifecycle.ts';
 
 export const TITLE_AGENT_ID = 'title_generator';
@@ -40,8 +41,6 @@ export async function requestSessionTitle(db: Db, task: TitledTask): Promise<voi
   await untitledSession(db, sessionTitleRequest(task)).execute();
 }
 
-/** The OpenAI-compatible layer names the model its caller asked for in every task it submits (openai/chat-task.ts). */
-const isOpenAiConversation = (context: Record<string, unknown>) => typeof context.openai_model === 'string';
 
 export interface SessionTitler {
   /**

@@ -6,6 +6,9 @@ export const SERVER_CONTEXT_KEYS = new Set([
   'external_id', 'conversation_history', 'openai_model', 'openai_turn', 'openai_call_settings', 'trigger_type', 'schedule_id', 'max_budget_usd',
 ]);
 
+/** The OpenAI-compatible layer names the model its caller asked for in every task it submits (openai/chat-task.ts). */
+export const isOpenAiConversation = (context: Record<string, unknown>) => typeof context.openai_model === 'string';
+
 /** Serialized size of the context WORKFLOW_STARTED carries; every stream and the event log repeat it. */
 export const STARTED_CONTEXT_MAX_BYTES = 8 * 1024;
 
