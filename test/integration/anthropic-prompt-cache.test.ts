@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startAnthropic } from '../fixtures/anthropic-stand-in.ts';
 import { startGateway, waitForTask } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 function writeCatalog(t: TestContext): string {
-  const file = path.join(os.tmpdir(), `agentgate-anthropic-cache-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, [
+  const file = modelCatalogFile(t, [
     'default_tier: small',
     'providers:',
     '  claude: { kind: anthropic, api_key_env: ANTHROPIC_STAND_IN_KEY, base_url_env: ANTHROPIC_STAND_IN_URL }',
     '  mock: { kind: mock }',
     'models:',
     '  - { name: claude-test, provider: claude, model_id: claude-stand-in, tier: small, priority: 1, context_window: 200000, max_output_tokens: 4000, pricing: { input_per_million: 1, output_per_million: 5, cached_input_per_million: 0.1, cache_write_per_million: 1.25 } }',
-  ].join('\n'));
-  t.after(() => rmSync(file, { force: true }));
+  ]);
   return file;
 }
 

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { useGateway } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 describe('probes, OpenAPI document and HTTP hygiene', () => {
   const gateway = useGateway();
@@ -67,8 +65,7 @@ describe('probes, OpenAPI document and HTTP hygiene', () => {
 });
 
 describe('readiness with an unusable model configuration', () => {
-  const catalog = path.join(os.tmpdir(), `agentgate-models-${process.pid}.yaml`);
-  writeFileSync(catalog, [
+  const catalog = modelCatalogFile({ after }, [
     'default_tier: small',
     'providers:',
     '  openai: { kind: openai, api_key_env: OPENAI_API_KEY }',
@@ -76,8 +73,7 @@ describe('readiness with an unusable model configuration', () => {
     'models:',
     '  - { name: big-only, provider: openai, tier: large, priority: 1, context_window: 1000, max_output_tokens: 100, pricing: { input_per_million: 1, output_per_million: 1 } }',
     '  - { name: mock-small, provider: mock, tier: small, priority: 9, context_window: 1000, max_output_tokens: 100, pricing: { input_per_million: 1, output_per_million: 1 } }',
-  ].join('\n'));
-  after(() => rmSync(catalog, { force: true }));
+  ]);
   const gateway = useGateway({ env: { MODELS_CONFIG: catalog, OPENAI_API_KEY: 'sk-test-not-used' }, readinessStatus: 503 });
 
   it('answers 503 naming the failing check', async () => {

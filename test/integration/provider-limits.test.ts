@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn, type StandInOptions } from '../fixtures/openai-stand-in.ts';
 import { setTimeout } from 'node:timers/promises';
@@ -12,13 +9,13 @@ import { CapacityWaitError } from '../../src/llm/capacity-queue.ts';
 import { createProviderTraffic } from '../../src/llm/provider-traffic.ts';
 import type { CatalogModel } from '../../src/llm/model-catalog.ts';
 import { createTestDatabase, honouringRetryAfter, startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 /** Two deployments of one model: `primary` and `secondary`, each an OpenAI-compatible server with its own limits. */
 function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; secondaryRpm?: number; secondaryPriority?: number; sharedKeyEnv?: string }): string {
-  const file = path.join(os.tmpdir(), `agentgate-provider-limits-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
   const rpm = deployments.primaryRpm === undefined ? '' : `, rpm: ${deployments.primaryRpm}`;
   const key = deployments.sharedKeyEnv === undefined ? '' : `, api_key_env: ${deployments.sharedKeyEnv}`;
-  writeFileSync(file, [
+  const file = modelCatalogFile(t, [
     'default_tier: small',
     'providers:',
     `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL${rpm}${key} }`,
@@ -27,8 +24,7 @@ function writeCatalog(t: TestContext, deployments: { primaryRpm?: number; second
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2, cached_input_per_million: 0.1 } }',
     `  - { name: model-a-second, provider: secondary, model_id: served-a, tier: small, priority: ${deployments.secondaryPriority ?? 2}, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }`,
-  ].join('\n'));
-  t.after(() => rmSync(file, { force: true }));
+  ]);
   return file;
 }
 

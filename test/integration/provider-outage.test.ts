@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn } from '../fixtures/openai-stand-in.ts';
 import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 /**
  * A provider's incident with one deployment configured (the common case): every call answers 529 for a while. A
@@ -13,8 +11,7 @@ import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gat
  * its first failure. Short settings: one retry, a cooldown after two failures, lasting one second.
  */
 function outageEnv(t: TestContext, provider: StandIn, outageWaitSeconds: number): Record<string, string> {
-  const file = path.join(os.tmpdir(), `agentgate-outage-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, [
+  const file = modelCatalogFile(t, [
     'default_tier: small',
     'providers:',
     '  primary: { kind: openai-compatible, base_url_env: OUTAGE_PRIMARY_URL }',
@@ -22,8 +19,7 @@ function outageEnv(t: TestContext, provider: StandIn, outageWaitSeconds: number)
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }',
     '  - { name: mock-small, provider: mock, model_id: mock-small, tier: small, priority: 2, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 0, output_per_million: 0 } }',
-  ].join('\n'));
-  t.after(() => rmSync(file, { force: true }));
+  ]);
   return {
     MODELS_CONFIG: file, OUTAGE_PRIMARY_URL: `${provider.url}/v1`,
     PROVIDER_RETRIES: '1', PROVIDER_COOLDOWN_FAILURES: '2', PROVIDER_COOLDOWN_SECONDS: '1', PROVIDER_OUTAGE_WAIT_SECONDS: String(outageWaitSeconds),

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test, type TestContext } from 'node:test';
 import { start as startStandIn, type StandIn } from '../fixtures/openai-stand-in.ts';
 import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 /**
  * One limited deployment (`primary`, an OpenAI-compatible stand-in) and the mock. With a window of one second, `rpm: 60`
@@ -14,8 +12,7 @@ import { startGateway, waitFor, waitForTask, type Gateway } from '../helpers/gat
  * other task.
  */
 function parkingEnv(t: TestContext, provider: StandIn, pace = 1): Record<string, string> {
-  const file = path.join(os.tmpdir(), `agentgate-parking-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, [
+  const file = modelCatalogFile(t, [
     'default_tier: small',
     'providers:',
     `  primary: { kind: openai-compatible, base_url_env: OPENAI_COMPATIBLE_PRIMARY_URL, rpm: ${60 / pace} }`,
@@ -23,8 +20,7 @@ function parkingEnv(t: TestContext, provider: StandIn, pace = 1): Record<string,
     'models:',
     '  - { name: model-a, provider: primary, model_id: served-a, tier: small, priority: 1, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }',
     '  - { name: mock-small, provider: mock, model_id: mock-small, tier: small, priority: 2, context_window: 8000, max_output_tokens: 1000, pricing: { input_per_million: 0, output_per_million: 0 } }',
-  ].join('\n'));
-  t.after(() => rmSync(file, { force: true }));
+  ]);
   return {
     MODELS_CONFIG: file, OPENAI_COMPATIBLE_PRIMARY_URL: `${provider.url}/v1`,
     PROVIDER_RATE_WINDOW_SECONDS: String(pace), PROVIDER_PARK_AFTER_SECONDS: '0.3',

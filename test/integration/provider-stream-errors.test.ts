@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { start as startAnthropic } from '../fixtures/anthropic-stand-in.ts';
 import { start as startOpenAi } from '../fixtures/openai-stand-in.ts';
 import type { ScriptedReply, StandIn } from '../fixtures/stand-in-server.ts';
 import { startGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { modelCatalogFile } from '../helpers/model-catalog-file.ts';
 
 /**
  * A provider may fail after it has answered HTTP 200 and begun to stream: Anthropic sends `event: error` with an
@@ -16,19 +14,17 @@ import { startGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
 
 /** One deployment of one model: `claude` (Anthropic's format) or `local` (OpenAI-compatible). */
 function writeCatalog(t: TestContext, kind: 'anthropic' | 'openai-compatible'): string {
-  const file = path.join(os.tmpdir(), `agentgate-stream-errors-${process.pid}-${Math.random().toString(36).slice(2)}.yaml`);
   const provider = kind === 'anthropic'
     ? 'only: { kind: anthropic, api_key_env: STAND_IN_KEY, base_url_env: STAND_IN_URL }'
     : 'only: { kind: openai-compatible, base_url_env: STAND_IN_URL }';
-  writeFileSync(file, [
+  const file = modelCatalogFile(t, [
     'default_tier: small',
     'providers:',
     `  ${provider}`,
     '  mock: { kind: mock }',
     'models:',
     '  - { name: only-model, provider: only, model_id: served-model, tier: small, priority: 1, context_window: 100000, max_output_tokens: 1000, pricing: { input_per_million: 1, output_per_million: 2 } }',
-  ].join('\n'));
-  t.after(() => rmSync(file, { force: true }));
+  ]);
   return file;
 }
 
