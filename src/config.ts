@@ -440,7 +440,6 @@ export class ConfigError extends Error {
   }
 }
 
-
 /** Reads env into one frozen, validated object; reports every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'all'): Readonly<Config> {
   const known = Object.fromEntries(
