@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { PoolUse } from '../db/connect.ts';
 import type { Db } from '../db/database.ts';
 import { engineExecutorId, TASK_QUEUE } from '../engine/engine.ts';
+import { WAIT_KINDS } from '../task-state/waits.ts';
 import {
-  databasePoolConnections, databasePoolMax, databasePoolWaiting, metrics, metricsReadFailures, queueDepth, queueOldestWait, queueWait, tasks,
+  databasePoolConnections, databasePoolMax, databasePoolWaiting, metrics, metricsReadFailures, queueDepth, queueOldestWait, queueWait, tasks, taskWaits,
 } from './metrics.ts';
-import { countUnfinishedTasks, readDequeuedWorkflows, readQueueBacklogs, type DequeueCursor } from './scrape-reads.ts';
+import { countOpenWaits, countUnfinishedTasks, readDequeuedWorkflows, readQueueBacklogs, type DequeueCursor } from './scrape-reads.ts';
 
 export interface MetricsExposition {
   contentType: string;
@@ -25,7 +26,7 @@ const READ_TIMEOUT_MS = 1_500;
 /** Dequeued workflows observed per scrape at most; the rest are observed at the next one. */
 const DEQUEUED_PER_SCRAPE = 5_000;
 
-type ReadName = 'tasks' | 'queues' | 'queue_wait';
+type ReadName = 'tasks' | 'waits' | 'queues' | 'queue_wait';
 
 /**
  * Scrape-time values are read only when a scrape asks (no timer), once for scrapes that arrive together.
@@ -61,6 +62,13 @@ export function createMetricsExposition(options: ExpositionOptions): MetricsExpo
     tasks.reset();
     for (const row of counts ?? []) tasks.set({ status: row.status, mode: row.mode }, row.count);
   };
+  const refreshWaits = async () => {
+    const counts = await read('waits', () => countOpenWaits(db));
+    taskWaits.reset();
+    if (!counts) return;
+    for (const wait of WAIT_KINDS) taskWaits.set({ wait }, 0);
+    for (const row of counts) taskWaits.set({ wait: row.wait }, row.count);
+  };
   const refreshQueues = async () => {
     const backlogs = await read('queues', () => readQueueBacklogs(db));
     queueDepth.reset();
@@ -89,7 +97,7 @@ export function createMetricsExposition(options: ExpositionOptions): MetricsExpo
   };
   const refresh = async () => {
     refreshPool();
-    await Promise.all([refreshTasks(), refreshQueues(), observeQueueWaits()]);
+    await Promise.all([refreshTasks(), refreshWaits(), refreshQueues(), observeQueueWaits()]);
   };
 
   return {

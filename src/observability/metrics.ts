@@ -68,6 +68,13 @@ export const tasks = new Gauge({
   registers: [metrics],
 });
 
+export const taskWaits = new Gauge({
+  name: 'agentgate_task_waits',
+  help: 'Open waits of unfinished tasks by what they wait for (pause, approval, plan-review, capacity, provider-outage), read at scrape; the same in every process',
+  labelNames: ['wait'] as const,
+  registers: [metrics],
+});
+
 export const tasksFinished = new Counter({
   name: 'agentgate_tasks_finished_total',
   help: 'Tasks this process brought to their final status, by that status and mode',

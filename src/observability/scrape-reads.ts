@@ -3,9 +3,9 @@ import type { Db } from '../db/database.ts';
 import { UNROUTED_MODE } from './metrics.ts';
 
 /**
- * The database reads of a scrape. Each is bounded by an index: unfinished tasks (the partial indexes
- * `tasks_unfinished` and `tasks_parked`), waiting workflows (the engine's `idx_workflow_status_in_flight`) and
- * workflows dequeued since the last scrape (`idx_workflow_status_started_at`).
+ * The database reads of a scrape. Each is bounded by an index or a small table: unfinished tasks (the partial
+ * indexes `tasks_unfinished` and `tasks_parked`), open waits (`task_waits` holds only those), waiting workflows (the
+ * engine's `idx_workflow_status_in_flight`) and workflows dequeued since the last scrape (`idx_workflow_status_started_at`).
  */
 
 export interface TaskCount { status: string; mode: string; count: number }
@@ -21,6 +21,18 @@ export async function countUnfinishedTasks(db: Db): Promise<TaskCount[]> {
     from tasks
     where (status in ('QUEUED', 'RUNNING') or parked_at_step is not null) and status in ('QUEUED', 'RUNNING', 'PAUSED')
     group by 1, 2`.execute(db);
+  return rows;
+}
+
+export interface WaitCount { wait: string; count: number }
+
+/**
+ * Open waits by kind: the signal's name up to its first `:` (`approval:<id>` is an approval). The table holds only
+ * open waits, and a task's close when it ends, so it is read whole.
+ */
+export async function countOpenWaits(db: Db): Promise<WaitCount[]> {
+  const { rows } = await sql<WaitCount>`
+    select split_part(signal, ':', 1) as wait, count(*)::int as count from task_waits group by 1`.execute(db);
   return rows;
 }
 

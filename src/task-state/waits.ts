@@ -20,6 +20,8 @@ export const PLAN_REVIEW_SIGNAL = 'plan-review';
 export const CAPACITY_SIGNAL = 'capacity';
 /** A task's model call waits to be tried again after every candidate failed for a passing reason (runtime/outage-wait.ts). */
 export const outageSignal = (callKey: string) => `provider-outage:${callKey}`;
+/** What a task can wait for: a signal's name up to its first `:` (`approval:<id>` is an approval). */
+export const WAIT_KINDS = ['pause', 'approval', 'plan-review', 'capacity', 'provider-outage'] as const;
 
 /**
  * Opens the wait inside the caller's transaction; opening an open wait changes nothing. A wait with `dueAt` is a

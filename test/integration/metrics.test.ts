@@ -46,6 +46,7 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   agentgate_http_requests_total: ['counter', ['method', 'route', 'status_code']],
   agentgate_http_request_duration_seconds: ['histogram', ['method', 'route']],
   agentgate_tasks: ['gauge', ['status', 'mode']],
+  agentgate_task_waits: ['gauge', ['wait']],
   agentgate_tasks_finished_total: ['counter', ['status', 'mode']],
   agentgate_queue_depth: ['gauge', ['queue']],
   agentgate_queue_oldest_wait_seconds: ['gauge', ['queue']],
@@ -98,6 +99,7 @@ describe('GET /metrics while tasks run', () => {
     const poolConnections = sampleValue(metrics, 'agentgate_db_pool_connections');
     assert.ok(poolConnections >= 1 && poolConnections <= 7, `pool connections ${poolConnections} within DB_POOL_SIZE`);
     assert.equal(sampleValue(metrics, 'agentgate_queue_depth', { queue: TASK_QUEUE }), 0, 'the task queue is reported when empty');
+    assert.equal(sampleValue(metrics, 'agentgate_task_waits', { wait: 'provider-outage' }), 0, 'every kind of wait is reported when none is open');
     // The heartbeat (every 5 s by default) renews this process's identity and counts the identities it sees.
     const beating = await waitFor('a heartbeat', async () => {
       const scraped = await scrapeMetrics(gateway().url);

@@ -65,6 +65,9 @@ test('an outage of the only deployment: the task parks holding no worker, a task
   assert.ok(waiting, 'a WAITING event says why the agent is quiet');
   assert.match(String(waiting.payload!.error), /primary\/model-a: overloaded \(HTTP 529\)/);
   assert.ok(Date.parse(String(waiting.payload!.gives_up_at)) > Date.now() + 60_000, 'and until when the call is tried');
+  // Parked again and again while the outage lasts: a scrape during one of those waits shows it.
+  await waitFor('an operator to see the call waiting out the outage', async () =>
+    /^agentgate_task_waits\{wait="provider-outage"\} 1$/m.test((await gateway.request('GET', '/metrics')).text) || undefined, 15_000);
   const callsBefore = provider.requests.length;
   await waitFor('the call tried again while the outage lasts', async () => provider.requests.length > callsBefore || undefined, 15_000);
   assert.equal((await gateway.request('GET', `/api/v1/tasks/${taskId}`)).body.status !== 'TASK_STATUS_FAILED', true, 'still not failed');
