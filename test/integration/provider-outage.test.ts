@@ -46,7 +46,7 @@ async function isWaitingOutOutage(gateway: Gateway, taskId: string): Promise<boo
 async function outageEvents(gateway: Gateway, taskId: string) {
   const history = await gateway.request('GET', `/api/v1/tasks/${taskId}/events`);
   assert.equal(history.status, 200, history.text);
-  return (history.body.events as Array<{ type: string; payload?: Record<string, unknown> }>)
+  return (history.body.events as Array<{ type: string; agent_id: string | null; payload?: Record<string, unknown> }>)
     .filter((event) => event.type === 'WAITING' && event.payload?.reason === 'provider_outage');
 }
 
@@ -81,6 +81,36 @@ test('an outage of the only deployment: the task parks holding no worker, a task
   assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
   assert.equal(task.result, 'Answered after the outage.');
   assert.equal((await outageEvents(gateway, taskId)).length, 1, 'one WAITING event for the call, however often it parked');
+});
+
+test('a planned task: the agent whose calls fail waits out the outage, parked, while the other completes, and its answer joins the synthesis', async (t) => {
+  let overloaded = true;
+  const plan = { complexity_score: 0.7, execution_strategy: 'parallel', subtasks: [{ id: 'a', description: 'first part' }, { id: 'b', description: 'second part' }] };
+  // An agent's call, not the planner's (JSON) nor the synthesis' (whose prompt lists the parts too).
+  const isAgentCall = (body: any, part: string) =>
+    body.response_format === undefined && /^You are a capable assistant/.test(body.messages[0]?.content ?? '') && JSON.stringify(body.messages).includes(part);
+  const provider = await startStandIn({
+    answer: 'Part done.',
+    // The planner asks for JSON of its schema; the agents and the synthesis for text.
+    reply: (body) => (body.response_format !== undefined ? { content: JSON.stringify(plan) } : undefined),
+    script: (_index, body) => (overloaded && isAgentCall(body, 'second part') ? { status: 529, message: 'Overloaded', type: 'overloaded_error' } : undefined),
+  });
+  t.after(() => provider.close());
+  const gateway = await startGateway(t, { env: outageEnv(t, provider, 120) });
+  const taskId = await submit(gateway, 'do the two parts', { mode: 'standard' });
+  await waitFor('agent b parked for the outage', async () => (await isWaitingOutOutage(gateway, taskId)) || undefined, 15_000);
+  overloaded = false;
+  const task = await waitForTask(gateway, taskId, 30_000);
+  assert.equal(task.status, 'TASK_STATUS_COMPLETED', task.error);
+  const waits = await outageEvents(gateway, taskId);
+  assert.deepEqual(waits.map((event) => event.agent_id), ['b'], 'only agent b waited');
+  const callsOf = (part: string) => provider.requests.filter((request) => isAgentCall(request.body, part));
+  assert.deepEqual(callsOf('first part').map((request) => request.status), [200], 'agent a answered once, not again after b\'s wait');
+  assert.ok(callsOf('second part').filter((request) => request.status === 529).length >= 2);
+  assert.equal(callsOf('second part').at(-1)!.status, 200, 'agent b answered once the provider recovered');
+  const syntheses = provider.requests.filter((request) => /^You combine/.test(request.body.messages[0]?.content ?? ''));
+  assert.equal(syntheses.length, 1, 'one synthesis, after both agents');
+  assert.ok(syntheses[0].at > callsOf('second part').at(-1)!.at);
 });
 
 test('an outage longer than PROVIDER_OUTAGE_WAIT_SECONDS fails the task, naming the provider, the model, the reason and how long it was tried', async (t) => {
