@@ -13,15 +13,17 @@ import { isTerminal } from './statuses.ts';
  * (`deliverSignal`); a task's waits close when it ends (change-task.ts). Woken, the workflow is rewound to the step where it parked, and reads what the signal brought.
  */
 export const PAUSE_SIGNAL = 'pause';
-export const approvalSignal = (approvalId: string) => `approval:${approvalId}`;
+const APPROVAL_WAIT = 'approval';
+export const approvalSignal = (approvalId: string) => `${APPROVAL_WAIT}:${approvalId}`;
 /** A research task's plan waits for its owner's approval (issue 27 Scope 6). */
 export const PLAN_REVIEW_SIGNAL = 'plan-review';
 /** A task's model call waits for its provider deployment's capacity (llm/capacity-queue.ts). */
 export const CAPACITY_SIGNAL = 'capacity';
+const OUTAGE_WAIT = 'provider-outage';
 /** A task's model call waits to be tried again after every candidate failed for a passing reason (runtime/outage-wait.ts). */
-export const outageSignal = (callKey: string) => `provider-outage:${callKey}`;
+export const outageSignal = (callKey: string) => `${OUTAGE_WAIT}:${callKey}`;
 /** What a task can wait for: a signal's name up to its first `:` (`approval:<id>` is an approval). */
-export const WAIT_KINDS = ['pause', 'approval', 'plan-review', 'capacity', 'provider-outage'] as const;
+export const WAIT_KINDS = [PAUSE_SIGNAL, APPROVAL_WAIT, PLAN_REVIEW_SIGNAL, CAPACITY_SIGNAL, OUTAGE_WAIT] as const;
 
 /**
  * Opens the wait inside the caller's transaction; opening an open wait changes nothing. A wait with `dueAt` is a
