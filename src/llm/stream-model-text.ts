@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import pRetry from 'p-retry';
-import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type OutputInterface, type ToolSet } from 'ai';
+import { jsonSchema, streamText, tool, type FinishReason, type LanguageModelUsage, type ModelMessage, type OutputInterface, type ToolSet } from 'ai';
 import { storableDeltas, storableJson } from '../db/storable-text.ts';
 import { isTracedHere } from '../observability/spans.ts';
 import { toAbortError } from './abort-error.ts';
@@ -97,6 +97,11 @@ export type ModelTextResult = {
   attempts: number;
   /** Present when the request offered tools: the calls the model asked for, in order. */
   toolCalls?: RequestedToolCall[];
+  /**
+   * Why the model stopped: `length` when it reached the output limit, so the text is cut short. Absent where no
+   * model answered, and in answers recorded before it was kept.
+   */
+  finishReason?: FinishReason;
 };
 
 /**
@@ -282,6 +287,7 @@ async function readCandidate(
   });
   let text = '';
   let usage: LanguageModelUsage | undefined;
+  let finishReason: FinishReason | undefined;
   const toolCalls: RequestedToolCall[] = [];
   const deliver = (delta: string) => {
     const before = text.length;
@@ -306,7 +312,7 @@ async function readCandidate(
     onPart();
     if (part.type === 'error') throw streamErrorOf(part.error);
     if (part.type === 'abort') throw toAbortError(request.abortSignal);
-    if (part.type === 'finish') usage = part.totalUsage;
+    if (part.type === 'finish') ({ totalUsage: usage, finishReason } = part);
     // A call of a tool that was not offered arrives as a tool-call marked invalid (NoSuchToolError), then a
     // tool-error part: it is kept, so the caller can refuse it and tell the model, instead of failing the turn.
     if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: storableJson(part.input) });
@@ -331,6 +337,7 @@ async function readCandidate(
     cacheWriteTokens,
     costUsd: costUsd(catalogModel, inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens),
     ...(request.tools ? { toolCalls } : {}),
+    ...(finishReason ? { finishReason } : {}),
   };
 }
 

@@ -12,7 +12,8 @@ export type UsageOwner = 'task_id' | 'session_id';
 export function usageTotals(owner: UsageOwner, id: RawBuilder<unknown> | string): RawBuilder<unknown> {
   return sql`select count(*)::int as calls,
       coalesce(sum(input_tokens), 0)::int8 as input_tokens, coalesce(sum(output_tokens), 0)::int8 as output_tokens,
-      coalesce(sum(total_tokens), 0)::int8 as total_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd
+      coalesce(sum(total_tokens), 0)::int8 as total_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd,
+      coalesce(sum(cached_input_tokens), 0)::int8 as cached_input_tokens
     from usage_records where ${sql.ref(`usage_records.${owner}`)} = ${id}`;
 }
 

@@ -32,6 +32,20 @@ export const ChatMessage = Type.Object({
 }, { additionalProperties: false });
 export type ChatMessage = Static<typeof ChatMessage>;
 
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+
+/** The sampling fields chat and text completions share (call-settings.ts forwards them to the provider). */
+const SamplingFields = {
+  temperature: nullable(Type.Number({ minimum: 0, maximum: 2 })),
+  top_p: nullable(Type.Number({ minimum: 0, maximum: 1 })),
+  stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
+  presence_penalty: nullable(Type.Number({ minimum: -2, maximum: 2 })),
+  frequency_penalty: nullable(Type.Number({ minimum: -2, maximum: 2 })),
+  seed: nullable(Type.Integer()),
+};
+
+const StreamOptions = nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+
 /**
  * The request (spec 4.11, and the current OpenAI reference): every field is honoured or refused by name. Fields
  * that are harmless at their "off" value (logprobs false, store false, an empty logit_bias, text-only modalities,
@@ -44,15 +58,10 @@ export const ChatCompletionBody = Type.Object({
   stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
-  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  ...SamplingFields,
   n: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
-  presence_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
-  frequency_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
-  seed: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   user: Type.Optional(Type.String({ maxLength: 256 })),
-  stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()])),
+  stream_options: StreamOptions,
   tools: Type.Optional(Type.Array(ChatTool)),
   tool_choice: Type.Optional(ChatToolChoice),
   parallel_tool_calls: Type.Optional(Type.Boolean()),
@@ -66,6 +75,42 @@ export const ChatCompletionBody = Type.Object({
   service_tier: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 }, { additionalProperties: false });
 export type ChatCompletionRequest = Static<typeof ChatCompletionBody>;
+
+/**
+ * A legacy text completion (the OpenAI reference's `POST /v1/completions`): every field is honoured, or refused by
+ * name at its values that ask for something this layer cannot do (text-completion.ts); `messages` is refused there too.
+ */
+export const TextCompletionBody = Type.Object({
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  // Text, or a list of texts or token ids: which of them is taken is decided in text-completion.ts, naming the rest.
+  prompt: Type.Union([Type.String(), Type.Array(Type.Unknown(), { minItems: 1, maxItems: 2048 }), Type.Null()]),
+  max_tokens: nullable(Type.Integer({ minimum: 1 })),
+  ...SamplingFields,
+  echo: nullable(Type.Boolean()),
+  stream: nullable(Type.Boolean()),
+  stream_options: StreamOptions,
+  user: Type.Optional(Type.String({ maxLength: 256 })),
+  n: nullable(Type.Integer()),
+  best_of: nullable(Type.Integer()),
+  logprobs: nullable(Type.Integer()),
+  logit_bias: nullable(Type.Record(Type.String(), Type.Number())),
+  suffix: nullable(Type.String()),
+}, { additionalProperties: false });
+export type TextCompletionRequest = Static<typeof TextCompletionBody>;
+
+const Usage = Type.Object({
+  prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer(),
+  prompt_tokens_details: Type.Object({ cached_tokens: Type.Integer() }),
+});
+
+export const TextCompletionResponse = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('text_completion'),
+  created: Type.Integer(),
+  model: Type.String(),
+  choices: Type.Array(Type.Object({ index: Type.Integer(), text: Type.String(), logprobs: Type.Null(), finish_reason: Type.String() })),
+  usage: Usage,
+});
 
 const ResponseToolCall = Type.Object({
   id: Type.String(), type: Type.Literal('function'), function: Type.Object({ name: Type.String(), arguments: Type.String() }),
@@ -87,7 +132,7 @@ export const ChatCompletionResponse = Type.Object({
     logprobs: Type.Null(),
     finish_reason: Type.String(),
   })),
-  usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),
+  usage: Usage,
 });
 
 export const ModelObject = Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() });

@@ -5,7 +5,7 @@ import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse, type SseStream } from '../events/sse.ts';
 import type { StreamLease } from '../streaming/stream-slots.ts';
 import type { OpenAiToolCall } from './client-tools.ts';
-import { completionId, finishReasonOf, readFinishedTask, taskAnswerOf, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
+import { completionId, finishReasonOf, readFinishedTask, taskAnswerOf, textCompletionId, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
 
 const KEEPALIVE_MS = 30_000;
 
@@ -19,7 +19,9 @@ const SERVICE_EVENT_TYPES = new Set([
 ]);
 
 interface StreamOptions {
-  lease: StreamLease; taskId: string; model: string; includeUsage: boolean;
+  lease: StreamLease; taskId: string; includeUsage: boolean;
+  /** How the chunks are written: chat completion chunks (chatChunks) or a text completion's (textChunks). */
+  chunks: ChunkFormat;
   onUsage: (usage: TaskUsage) => Promise<void>;
   /** Called with the answer once its text (or tool calls) has been sent, before the chunk that ends it. */
   onAnswer?: (answer: TaskAnswer) => Promise<void>;
@@ -29,16 +31,18 @@ interface StreamOptions {
  * Streams a task as `chat.completion.chunk`s: first the role (spec 4.11; with empty content, as OpenAI sends it),
  * then the final answer's real token deltas as the model produces them, service events after the role on
  * empty-delta chunks, the client tools the model called as `delta.tool_calls`, a last chunk with the finish reason
- * (and usage when asked), then `[DONE]`. The chunks are read from the task's event log like any stream, except the
+ * (and usage when asked), then `[DONE]`. A text completion streams the same way in its own chunks (the echoed prompt
+ * first, no service events). The chunks are read from the task's event log like any stream, except the
  * answer's first delta when the task runs in this process: it is shown as its write is queued (EventHub.preview).
  */
 export async function streamCompletion(deps: Deps, request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const sse = openSse(request, reply, {
     pingIntervalMs: KEEPALIVE_MS, pingComment: 'keepalive', bufferLimitBytes: deps.config.streams.bufferLimitBytes, stopping: deps.handingOver,
   });
-  const chunk = createChunker(options.model);
+  const chunk = options.chunks;
   let streamedAnswer = false;
   const sendContent = async (text: string) => { if (text !== '') await sse.send({ data: chunk.content(text) }); };
+  const sendChunk = async (data: string | undefined) => { if (data !== undefined) await sse.send({ data }); };
   /** The answer's first delta, shown as it was queued for its commit (EventHub.preview): its stored event is not sent again. */
   let previewed: string | undefined;
   const stopPreviews = deps.events.subscribePreviews(options.taskId, (text) => {
@@ -48,7 +52,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
     sendContent(text).catch((error: unknown) => deps.logger.warn({ err: error, task_id: options.taskId }, 'first words not sent'));
   });
   try {
-    await sse.send({ data: chunk.content('') });
+    await sendChunk(chunk.opening());
     const signal = AbortSignal.any([sse.signal, options.lease.revoked]);
     for await (const event of followTaskEvents(deps.db, deps.events, options.taskId, { afterSeq: 0, signal, logger: deps.logger })) {
       if (isAnswerDelta(event) && previewed !== undefined) {
@@ -65,7 +69,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
       } else if (event.type === 'LLM_OUTPUT' && event.agent_id === 'final_output' && !streamedAnswer) {
         await sendContent(event.message ?? '');
       } else if (SERVICE_EVENT_TYPES.has(event.type)) {
-        await sse.send({ data: chunk.other({}, null, { service_events: [toServiceEvent(event)] }) });
+        await sendChunk(chunk.serviceEvent(toServiceEvent(event)));
       }
     }
     if (sse.signal.aborted) return;
@@ -81,7 +85,7 @@ export async function streamCompletion(deps: Deps, request: FastifyRequest, repl
   }
 }
 
-async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: StreamOptions): Promise<void> {
+async function finish(deps: Deps, sse: SseStream, chunk: ChunkFormat, options: StreamOptions): Promise<void> {
   const { usage, ...task } = await readFinishedTask(deps, options.taskId);
   await options.onUsage(usage);
   if (task.status !== 'COMPLETED') {
@@ -89,11 +93,11 @@ async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: Strea
   } else {
     const answer = taskAnswerOf(task);
     for (const [index, call] of answer.toolCalls.entries()) {
-      for (const delta of toolCallDeltas(call, index)) await sse.send({ data: chunk.other({ tool_calls: [delta] }) });
+      for (const delta of toolCallDeltas(call, index)) await sse.send({ data: chunk.toolCall(delta) });
     }
     // Before the client can know the answer is whole, so its next turn always finds it.
     await options.onAnswer?.(answer);
-    await sse.send({ data: chunk.other({}, finishReasonOf(answer), options.includeUsage ? { usage } : {}) });
+    await sse.send({ data: chunk.finish(finishReasonOf(answer), options.includeUsage ? usage : undefined) });
   }
   await sse.send({ data: '[DONE]' });
 }
@@ -101,10 +105,21 @@ async function finish(deps: Deps, sse: SseStream, chunk: Chunker, options: Strea
 /** An error in the stream, as OpenAI sends one mid-stream: an `error` object in place of a chunk. */
 const errorChunk = (message: string, type: string, code: string) => JSON.stringify({ error: { message, type, code } });
 
-type Chunker = ReturnType<typeof createChunker>;
+type ServiceEvent = ReturnType<typeof toServiceEvent>;
 
-/** Chunk bodies of one completion; the first chunk with content carries the role too. */
-function createChunker(model: string) {
+/** How one completion's chunks are written. */
+export interface ChunkFormat {
+  /** What opens the stream before any answer (chat: the role), if anything. */
+  opening(): string | undefined;
+  content(text: string): string;
+  /** A service event on a chunk of its own; undefined where the format has no place for one. */
+  serviceEvent(event: ServiceEvent): string | undefined;
+  toolCall(delta: Record<string, unknown>): string;
+  finish(reason: string, usage: TaskUsage | undefined): string;
+}
+
+/** `chat.completion.chunk`s; the first chunk with content carries the role too. */
+export function chatChunks(model: string): ChunkFormat {
   const id = completionId();
   const created = unixSeconds();
   let sentRole = false;
@@ -118,7 +133,31 @@ function createChunker(model: string) {
     sentRole = true;
     return other(delta);
   };
-  return { content, other };
+  return {
+    opening: () => content(''),
+    content,
+    serviceEvent: (event) => other({}, null, { service_events: [event] }),
+    toolCall: (delta) => other({ tool_calls: [delta] }),
+    finish: (reason, usage) => other({}, reason, usage ? { usage } : {}),
+  };
+}
+
+/** A legacy text completion's chunks (`text_completion`, the text in `choices[0].text`): the echoed prompt first. */
+export function textChunks(model: string, echo: string): ChunkFormat {
+  const id = textCompletionId();
+  const created = unixSeconds();
+  const chunk = (text: string, finishReason: string | null, extra: Record<string, unknown> = {}) => JSON.stringify({
+    id, object: 'text_completion', created, model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+    ...extra,
+  });
+  return {
+    opening: () => (echo === '' ? undefined : chunk(echo, null)),
+    content: (text) => chunk(text, null),
+    serviceEvent: () => undefined,
+    toolCall: () => { throw new Error('a text completion offers no tools'); },
+    finish: (reason, usage) => chunk('', reason, usage ? { usage } : {}),
+  };
 }
 
 const ARGUMENT_PIECE_CHARS = 16;

@@ -112,6 +112,15 @@ describe('the SDK against a gateway with authentication', () => {
       text += (chunk as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content ?? '';
     }
     assert.match(text, /Mock answer/);
+    const textCompletion = await client.openai.textCompletions({ model, prompt: 'hello', max_tokens: 100 });
+    assert.equal(textCompletion.object, 'text_completion');
+    assert.match(textCompletion.choices[0].text, /Mock answer/);
+    let streamedText = '';
+    for await (const chunk of client.openai.textCompletionChunks({ model, prompt: 'hello', max_tokens: 100 })) {
+      streamedText += (chunk as { choices?: Array<{ text?: string }> }).choices?.[0]?.text ?? '';
+    }
+    assert.match(streamedText, /Mock answer/);
+    await assert.rejects(client.openai.textCompletions({ model, prompt: 'hello', suffix: 'x' }), /suffix is not supported/);
   });
 
   test('an aborted call rejects with the signal\'s reason', async () => {

@@ -379,10 +379,10 @@ export class Webhooks {
   }
 }
 
-/** The OpenAI-compatible layer (`/v1`): models, chat completions and the Responses API. */
+/** The OpenAI-compatible layer (`/v1`): models, chat and text completions, and the Responses API. */
 export class OpenAI {
   static readonly routes = {
-    models: 'GET /v1/models', model: 'GET /v1/models/{model}', chatCompletions: 'POST /v1/chat/completions',
+    models: 'GET /v1/models', model: 'GET /v1/models/{model}', chatCompletions: 'POST /v1/chat/completions', textCompletions: 'POST /v1/completions',
     createResponse: 'POST /v1/responses', getResponse: 'GET /v1/responses/{responseId}', deleteResponse: 'DELETE /v1/responses/{responseId}',
     cancelResponse: 'POST /v1/responses/{responseId}/cancel', responseInputItems: 'GET /v1/responses/{responseId}/input_items',
   } as const;
@@ -403,6 +403,11 @@ export class OpenAI {
   /** A whole chat completion (`stream` must be unset or false; see `chatCompletionChunks`). */
   chatCompletions(body: RequestBody<'/v1/chat/completions', 'post'>, options?: SubmitOptions) {
     return this.core.call(this.core.api.POST('/v1/chat/completions', { body: { ...body, stream: false } as never, headers: idempotencyHeaders(options), signal: options?.signal }));
+  }
+
+  /** A whole legacy text completion (`text_completion`; `stream` must be unset or false; see `textCompletionChunks`). */
+  textCompletions(body: RequestBody<'/v1/completions', 'post'>, options?: SubmitOptions) {
+    return this.core.call(this.core.api.POST('/v1/completions', { body: { ...body, stream: false }, headers: idempotencyHeaders(options), signal: options?.signal }));
   }
 
   /** A response of the Responses API, whole (`stream` must be unset or false); `background: true` answers at once. */
@@ -430,13 +435,24 @@ export class OpenAI {
   /** A streamed chat completion: its `chat.completion.chunk` objects (this format cannot resume after a drop). */
   async *chatCompletionChunks(body: RequestBody<'/v1/chat/completions', 'post'>, options?: CallOptions): AsyncGenerator<Record<string, unknown>, void, undefined> {
     const { response } = await this.core.api.POST('/v1/chat/completions', { body: { ...body, stream: true } as never, parseAs: 'stream', fetch: this.core.sendOnce, ...options });
-    if (!response.ok) throw await errorFromFailedResponse(response);
-    const { EventSourceParserStream } = await import('eventsource-parser/stream');
-    const frames = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-    for await (const frame of frames) {
-      if (frame.data === '[DONE]') return;
-      if (frame.event && frame.event !== 'message') continue;
-      yield JSON.parse(frame.data) as Record<string, unknown>;
-    }
+    yield* completionChunks(response);
+  }
+
+  /** A streamed legacy text completion: its `text_completion` chunks (this format cannot resume after a drop). */
+  async *textCompletionChunks(body: RequestBody<'/v1/completions', 'post'>, options?: CallOptions): AsyncGenerator<Record<string, unknown>, void, undefined> {
+    const { response } = await this.core.api.POST('/v1/completions', { body: { ...body, stream: true }, parseAs: 'stream', fetch: this.core.sendOnce, ...options });
+    yield* completionChunks(response);
+  }
+}
+
+/** The JSON chunks of a streamed completion, up to `[DONE]`; a refused request throws its error. */
+async function* completionChunks(response: Response): AsyncGenerator<Record<string, unknown>, void, undefined> {
+  if (!response.ok) throw await errorFromFailedResponse(response);
+  const { EventSourceParserStream } = await import('eventsource-parser/stream');
+  const frames = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  for await (const frame of frames) {
+    if (frame.data === '[DONE]') return;
+    if (frame.event && frame.event !== 'message') continue;
+    yield JSON.parse(frame.data) as Record<string, unknown>;
   }
 }

@@ -18,7 +18,7 @@ import { responseIdOf } from './response-ids.ts';
 import { readResponseView } from './response-view.ts';
 import type { ResponseCreateRequest, ResponseView } from './schemas.ts';
 import { responseTurnOf } from './response-turn.ts';
-import { findServedModel, taskModeOf } from './served-model.ts';
+import { findServedModel, taskModeOf } from '../served-model.ts';
 import { streamResponse } from './stream-response.ts';
 
 

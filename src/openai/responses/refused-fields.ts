@@ -1,38 +1,29 @@
 import { badRequest } from '../../errors.ts';
+import { isEmptyList, isEmptyObject, never, refuseFields, type FieldCheck } from '../refuse-fields.ts';
 import type { ResponseCreateRequest } from './schemas.ts';
-
-type Check = { isNoOp: (value: unknown) => boolean; why: string };
-
-const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
-const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
-  && Object.values(value).every((entry) => entry === null || entry === undefined);
 
 /**
  * Fields of the API reference that this gateway does not honour (yet). Each is refused by name with 400 when it
  * asks for something, and accepted when it asks for nothing (the value that changes nothing: an empty tool list,
  * `tool_choice: "auto"` with no tools, ...), as clients and agent frameworks send those by default.
  */
-const CHECKS: Record<string, Check> = {
+const CHECKS: Record<string, FieldCheck> = {
   truncation: { isNoOp: (value) => value === 'disabled', why: 'can only be "disabled": a conversation too long for the model fails rather than losing its start' },
   include: { isNoOp: isEmptyList, why: 'can only be empty: no extra output data is available' },
   reasoning: { isNoOp: isEmptyObject, why: 'is not supported: the models behind this gateway take no reasoning settings' },
   service_tier: { isNoOp: (value) => value === 'auto' || value === 'default', why: 'can only be "auto" or "default"' },
-  prompt: { isNoOp: () => false, why: 'is not supported: there are no stored prompt templates' },
-  conversation: { isNoOp: () => false, why: 'is not supported: continue a conversation with previous_response_id' },
+  prompt: { isNoOp: never, why: 'is not supported: there are no stored prompt templates' },
+  conversation: { isNoOp: never, why: 'is not supported: continue a conversation with previous_response_id' },
   top_logprobs: { isNoOp: (value) => value === 0, why: 'is not supported: log probabilities are not available' },
-  prompt_cache_key: { isNoOp: () => false, why: 'is not supported: prompt caching is not controlled through this gateway' },
-  prompt_cache_retention: { isNoOp: () => false, why: 'is not supported: prompt caching is not controlled through this gateway' },
+  prompt_cache_key: { isNoOp: never, why: 'is not supported: prompt caching is not controlled through this gateway' },
+  prompt_cache_retention: { isNoOp: never, why: 'is not supported: prompt caching is not controlled through this gateway' },
   prompt_cache_options: { isNoOp: isEmptyObject, why: 'is not supported: prompt caching is not controlled through this gateway' },
   context_management: { isNoOp: isEmptyList, why: 'is not supported: there is no server-side compaction' },
-  moderation: { isNoOp: () => false, why: 'is not supported: there is no moderation step' },
+  moderation: { isNoOp: never, why: 'is not supported: there is no moderation step' },
 };
 
 export function refuseUnsupportedFields(body: ResponseCreateRequest): void {
-  for (const [field, check] of Object.entries(CHECKS)) {
-    const value = (body as Record<string, unknown>)[field];
-    if (value === undefined || value === null || check.isNoOp(value)) continue;
-    throw badRequest(`${field} ${check.why}`);
-  }
+  refuseFields(body, CHECKS);
   const verbosity = body.text?.verbosity;
   if (verbosity !== undefined && verbosity !== null && verbosity !== 'medium') throw badRequest('text.verbosity can only be "medium": the models behind this gateway take no verbosity setting');
   if (body.stream_options?.include_obfuscation === true) throw badRequest('stream_options.include_obfuscation is not supported: stream events carry no obfuscation padding');

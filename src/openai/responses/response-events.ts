@@ -53,10 +53,10 @@ export function createResponseEventMapper(record: ResponseRecord) {
     text += delta;
     return [...markStarted(), ...openItem(), emit('response.output_text.delta', { ...at, delta, logprobs: [] })];
   };
-  /** The answer's message: what was not streamed is sent whole, then the message closes. */
-  const completeMessage = (item: OutputMessage) => {
+  /** The answer's message: what was not streamed is sent whole, then the message closes (incomplete when cut short). */
+  const completeMessage = (item: OutputMessage, status: 'completed' | 'incomplete') => {
     const answer = item.content[0]?.text ?? '';
-    return [...(answerSeen || answer === '' ? openItem() : addText(answer)), ...closeItem('completed')];
+    return [...(answerSeen || answer === '' ? openItem() : addText(answer)), ...closeItem(status)];
   };
   /** A client function the model called: known whole once the task has ended, so its arguments come in one delta. */
   const functionCallEvents = (item: FunctionCallItem, index: number) => [
@@ -89,15 +89,15 @@ export function createResponseEventMapper(record: ResponseRecord) {
     },
 
     closing(final: ResponseView): ResponseStreamEvent[] {
-      if (final.status === 'completed') {
+      if (final.status === 'completed' || final.status === 'incomplete') {
+        const ended = final.status;
         const started = markStarted();
         const items = final.output as Array<OutputMessage | FunctionCallItem>;
-        const events = items.flatMap((item, index) => (item.type === 'message' ? completeMessage(item) : functionCallEvents(item, index)));
-        return [...started, ...events, emit('response.completed', { response: final })];
+        const events = items.flatMap((item, index) => (item.type === 'message' ? completeMessage(item, ended) : functionCallEvents(item, index)));
+        return [...started, ...events, emit(`response.${ended}`, { response: final })];
       }
       // No terminal event of the API names a cancelled response: it ends like a failed one, its status saying which.
-      const type = final.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
-      return [...(itemOpen ? closeItem('incomplete') : []), emit(type, { response: final })];
+      return [...(itemOpen ? closeItem('incomplete') : []), emit('response.failed', { response: final })];
     },
 
     /** The number the next event would take: what an out-of-band `error` event carries. */

@@ -1,7 +1,7 @@
 import type { TaskStatus } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { isTerminal } from '../../task-state/statuses.ts';
-import { taskAnswerOf, taskUsage } from '../completion.ts';
+import { cutShortReason, taskAnswerOf, taskUsage, type TaskUsage } from '../completion.ts';
 import { answerItems, type ResponseAnswer } from './input-items.ts';
 import { readResponseTask, type ResponseRecord, type ResponseTaskState } from './queries.ts';
 import { outputMessageIdOf, responseIdOf } from './response-ids.ts';
@@ -21,23 +21,28 @@ export async function readResponseView(deps: Deps, record: ResponseRecord): Prom
   return buildResponseView(record, task, usage);
 }
 
-export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+/** Why an answer cut short is incomplete, in the Responses API's words. */
+const INCOMPLETE_REASONS = { length: 'max_output_tokens', content_filter: 'content_filter' } as const;
 
-export function buildResponseView(record: ResponseRecord, task: Pick<ResponseTaskState, 'status' | 'result' | 'metadata' | 'error' | 'completedAt'>, usage: Usage | undefined): ResponseView {
-  const status = STATUSES[task.status];
+export function buildResponseView(record: ResponseRecord, task: Pick<ResponseTaskState, 'status' | 'result' | 'metadata' | 'error' | 'completedAt'>, usage: TaskUsage | undefined): ResponseView {
+  const answer = task.status === 'COMPLETED' ? taskAnswerOf(task) : undefined;
+  // A completed task whose answer the output limit (or a filter) cut short is an incomplete response, as OpenAI's is.
+  const cutShort = answer && answer.toolCalls.length === 0 ? cutShortReason(answer) : undefined;
+  const status = cutShort ? 'incomplete' : STATUSES[task.status];
   return {
     ...requestEcho(record),
     status,
+    incomplete_details: cutShort ? { reason: INCOMPLETE_REASONS[cutShort] } : null,
     completed_at: status === 'completed' && task.completedAt ? seconds(task.completedAt) : null,
     error: status === 'failed' ? { code: 'server_error', message: failureMessage(task) } : null,
-    output: status === 'completed' ? outputItems(record.taskId, taskAnswerOf(task)) : [],
+    output: answer ? outputItems(record.taskId, answer, cutShort ? 'incomplete' : 'completed') : [],
     usage: usage ? toResponseUsage(usage) : null,
   };
 }
 
 /** The response before any work is known (the snapshot `response.created` carries). */
 export function openingView(record: ResponseRecord): ResponseView {
-  return { ...requestEcho(record), status: record.background ? 'queued' : 'in_progress', completed_at: null, error: null, output: [], usage: null };
+  return { ...requestEcho(record), status: record.background ? 'queued' : 'in_progress', incomplete_details: null, completed_at: null, error: null, output: [], usage: null };
 }
 
 function requestEcho(record: ResponseRecord) {
@@ -47,7 +52,6 @@ function requestEcho(record: ResponseRecord) {
     object: 'response' as const,
     created_at: seconds(record.createdAt),
     background: record.background,
-    incomplete_details: null,
     instructions: record.instructions,
     max_output_tokens: parameters.max_output_tokens,
     model: record.model,
@@ -81,17 +85,17 @@ export function outputMessage(taskId: string, text: string, status: 'in_progress
 }
 
 /** The answer as output items: its message (unless it only calls functions), then each function call. */
-export function outputItems(taskId: string, answer: ResponseAnswer) {
+export function outputItems(taskId: string, answer: ResponseAnswer, messageStatus: 'completed' | 'incomplete' = 'completed') {
   const calls = answerItems(taskId, answer).filter((item) => item.type === 'function_call');
-  return calls.length > 0 && answer.text === '' ? calls : [outputMessage(taskId, answer.text, 'completed'), ...calls];
+  return calls.length > 0 && answer.text === '' ? calls : [outputMessage(taskId, answer.text, messageStatus), ...calls];
 }
 
 export const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
 
-function toResponseUsage(usage: Usage) {
+function toResponseUsage(usage: TaskUsage) {
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: usage.prompt_tokens_details,
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.total_tokens,

@@ -148,13 +148,14 @@ function addTurn(loop: ToolLoop, result: ModelTextResult): void {
   loop.said = loop.said !== '' && result.text !== '' ? `${loop.said}\n\n${result.text}` : loop.said + result.text;
 }
 
-/** The agent's answer: its text so far, the usage of all its turns, the model of the last. */
+/** The agent's answer: its text so far, the usage of all its turns, the model (and why it stopped) of the last. */
 function answerOf(loop: ToolLoop): AgentAnswer {
   const last = loop.turns.at(-1)!;
   const sum = (field: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'costUsd') => loop.turns.reduce((total, turn) => total + turn[field], 0);
   return {
     agentId: loop.call.agentId, text: loop.said, model: last.model, provider: last.provider,
     inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cachedInputTokens: sum('cachedInputTokens'), cacheWriteTokens: sum('cacheWriteTokens'), costUsd: sum('costUsd'), attempts: last.attempts,
+    ...(last.finishReason ? { finishReason: last.finishReason } : {}),
   };
 }
 

@@ -105,9 +105,12 @@ export async function completeTask(deps: Deps, task: TaskSnapshot, outcome: Task
  */
 export async function completeWithin(transaction: Db, task: TaskSnapshot, outcome: TaskOutcome): Promise<NewTaskEvent[]> {
   const { answer } = outcome;
+  // `length`: the answer was cut at the output limit, which clients are told (the OpenAI layer's finish_reason).
+  const finishReason = answer.finishReason?.replace('-', '_');
   await markCompleted(transaction, task.id, {
     result: storableText(answer.text), mode: outcome.mode, modelUsed: answer.model, provider: answer.provider,
-    agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore, metadata: outcome.metadata,
+    agentsUsed: outcome.agentsUsed, complexityScore: outcome.complexityScore,
+    metadata: finishReason ? { ...outcome.metadata, finish_reason: finishReason } : outcome.metadata,
     sessionTitle: sessionTitleRequest(task),
   });
   return [
@@ -116,6 +119,7 @@ export async function completeWithin(transaction: Db, task: TaskSnapshot, outcom
       payload: {
         model_used: answer.model, provider: answer.provider,
         usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens, total_tokens: answer.inputTokens + answer.outputTokens, cost_usd: answer.costUsd },
+        ...(finishReason ? { finish_reason: finishReason } : {}),
       },
     },
     { type: 'WORKFLOW_COMPLETED', agentId: 'orchestrator', message: 'Task completed', dedupeKey: 'workflow-completed' },

@@ -42,7 +42,7 @@ test('an OpenAI-compatible server is called with the configured model id and its
   const result = await streamModelText(registry, { selection, system: 'Be brief.', messages, onDelta });
   assert.deepEqual(result, {
     text: 'Hello from the local model.', model: 'local-medium', provider: 'openai_compatible',
-    inputTokens: 11, outputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, attempts: 1,
+    inputTokens: 11, outputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0, finishReason: 'stop', attempts: 1,
   });
   assert.deepEqual(deltas, ['Hello ', 'from ', 'the ', 'local ', 'model.']);
   const [request] = standIn.requests;

@@ -8958,6 +8958,183 @@ export interface paths {
                             usage: {
                                 completion_tokens: number;
                                 prompt_tokens: number;
+                                prompt_tokens_details: {
+                                    cached_tokens: number;
+                                };
+                                total_tokens: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Text completion (the legacy API): the prompt answered by a task, streaming or not */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        best_of?: number | null;
+                        echo?: boolean | null;
+                        frequency_penalty?: number | null;
+                        logit_bias?: {
+                            [key: string]: number;
+                        } | null;
+                        logprobs?: number | null;
+                        max_tokens?: number | null;
+                        model?: string;
+                        n?: number | null;
+                        presence_penalty?: number | null;
+                        prompt: string | unknown[] | (never | null);
+                        seed?: number | null;
+                        stop?: string | string[] | (never | null);
+                        stream?: boolean | null;
+                        stream_options?: {
+                            include_usage?: boolean;
+                        } | null;
+                        suffix?: string | null;
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        user?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            choices: {
+                                finish_reason: string;
+                                index: number;
+                                /** @enum {object|null} */
+                                logprobs: never | null;
+                                text: string;
+                            }[];
+                            created: number;
+                            id: string;
+                            model: string;
+                            /** @enum {string} */
+                            object: "text_completion";
+                            usage: {
+                                completion_tokens: number;
+                                prompt_tokens: number;
+                                prompt_tokens_details: {
+                                    cached_tokens: number;
+                                };
                                 total_tokens: number;
                             };
                         };

@@ -24,7 +24,7 @@ const delta = (text: string) => event('LLM_PARTIAL', { agent_id: 'simple-agent',
 const LOG = [event('WORKFLOW_STARTED'), event('AGENT_STARTED'), delta('Hello'), delta(', '), delta('world'),
   event('LLM_OUTPUT', { agent_id: 'final_output', message: 'Hello, world' })];
 const completed = buildResponseView(record, { status: 'COMPLETED', result: 'Hello, world', metadata: {}, error: null, completedAt: new Date('2026-01-01T00:00:05Z') },
-  { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+  { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } });
 
 function replay(log: TaskEvent[], final: typeof completed): ResponseStreamEvent[] {
   const mapper = createResponseEventMapper(record);
@@ -62,4 +62,27 @@ test('a cancelled response closes its open message as incomplete and ends with r
   assert.equal(last.type, 'response.failed');
   assert.equal((last.response as { status: string }).status, 'cancelled');
   assert.equal((events.at(-2)!.item as { status: string }).status, 'incomplete');
+});
+
+test('an answer cut at the output limit is an incomplete response: its message closes incomplete, then response.incomplete', () => {
+  const cut = buildResponseView(record, { status: 'COMPLETED', result: 'Hello, wor', metadata: { finish_reason: 'length' }, error: null, completedAt: new Date('2026-01-01T00:00:05Z') },
+    { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 2 } });
+  assert.equal(cut.status, 'incomplete');
+  assert.deepEqual(cut.incomplete_details, { reason: 'max_output_tokens' });
+  assert.equal(cut.completed_at, null);
+  assert.deepEqual(cut.usage?.input_tokens_details, { cached_tokens: 2 });
+  const events = replay([event('WORKFLOW_STARTED'), delta('Hello, wor')], cut);
+  assert.deepEqual(events.map((entry) => entry.type).slice(-4), ['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.incomplete']);
+  assert.equal((events.at(-2)!.item as { status: string }).status, 'incomplete');
+  assert.equal(events.at(-4)!.text, 'Hello, wor');
+  // Not streamed (a workflow that records its answer whole), the text still comes before the end.
+  const whole = replay([event('WORKFLOW_STARTED')], cut);
+  assert.deepEqual(whole.filter((entry) => entry.type === 'response.output_text.delta').map((entry) => entry.delta), ['Hello, wor']);
+});
+
+test('a content filter that stopped the answer is named as the reason it is incomplete; a natural stop completes', () => {
+  const view = (metadata: Record<string, unknown>) => buildResponseView(record, { status: 'COMPLETED', result: 'Hi', metadata, error: null, completedAt: null }, undefined);
+  assert.deepEqual(view({ finish_reason: 'content_filter' }).incomplete_details, { reason: 'content_filter' });
+  assert.equal(view({ finish_reason: 'stop' }).status, 'completed');
+  assert.equal(view({}).status, 'completed');
 });
