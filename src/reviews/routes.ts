@@ -36,10 +36,14 @@ export async function reviewRoutes(app: App, deps: Deps) {
     const expected = expectedVersion(request.headers['if-match']);
     const { action, message } = request.body;
     if (action === 'approve' && message !== undefined) throw badRequest('message goes with action feedback; approve takes none');
-    const answer = action === 'feedback'
-      ? await giveFeedback(deps, request.caller, request.params.id, message, expected)
-      : await approvePlan(deps, request.caller, request.params.id, expected);
+    if (action === 'approve') {
+      const approved = await approvePlan(deps, request.caller, request.params.id, expected);
+      reply.header('etag', String(approved.version));
+      return approved.body;
+    }
+    const answer = await giveFeedback(deps, request.caller, request.params.id, message, expected);
+    const review = await readReview(deps, request.caller, request.params.id);
     reply.header('etag', String(answer.version));
-    return answer.body;
+    return { ...review.body, ...answer.body };
   });
 }

@@ -24,7 +24,12 @@ export const ReviewState = Type.Object({
   query: Type.String(),
 });
 
+/**
+ * Spec 4.3's answer (`status`, `plan`), with the review's state after the round beside it (`round`, `version`,
+ * `current_plan`, `rounds`, `query`, as a read gives them): Shannon's Python SDK reads those from this answer.
+ */
 export const FeedbackResponse = Type.Object({
+  ...ReviewState.properties,
   status: Type.Literal('reviewing'),
   plan: Type.Object({
     message: Type.String(),

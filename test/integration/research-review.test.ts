@@ -78,6 +78,13 @@ describe('the review of a research plan', () => {
     assert.equal(second.body.plan.version, 2);
     assert.equal(second.body.plan.intent, 'ready');
     assert.match(second.body.plan.message, /geothermal plants in Iceland/);
+    // Beside the spec's plan, the review as a read gives it (Shannon's Python SDK reads its state from this answer).
+    const { plan: _plan, ...stateAfter } = second.body;
+    assert.deepEqual(stateAfter, (await gateway().request('GET', `/api/v1/tasks/${taskId}/review`, undefined, headers)).body);
+    assert.equal(stateAfter.round, 2);
+    assert.equal(stateAfter.version, 2);
+    assert.equal(stateAfter.current_plan, second.body.plan.message);
+    assert.deepEqual(stateAfter.rounds.map((turn: { role: string }) => turn.role), ['assistant', 'user', 'assistant']);
 
     const stale = await post(gateway(), taskId, { action: 'feedback', message: 'And tidal power.' }, headers, 1);
     assert.equal(stale.status, 409);

@@ -6655,6 +6655,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description the latest plan the planner called ready; empty while it only asked questions */
+                            current_plan: string;
                             plan: {
                                 /** @enum {unknown} */
                                 intent: "feedback" | "ready" | "execute";
@@ -6662,8 +6664,18 @@ export interface paths {
                                 round: number;
                                 version: number;
                             };
+                            query: string;
+                            round: number;
+                            rounds: {
+                                message: string;
+                                /** @enum {unknown} */
+                                role: "assistant" | "user";
+                                /** Format: date-time */
+                                timestamp: string;
+                            }[];
                             /** @enum {string} */
                             status: "reviewing";
+                            version: number;
                         } | {
                             message: string;
                             /** @enum {string} */
