@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { compileForeignSchema, errorsText } from '../json-schemas.ts';
 import { storableJson, storableText } from '../db/storable-text.ts';
 import type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistry } from './registry.ts';
 import { countToolCall } from './tool-metrics.ts';
@@ -50,12 +51,11 @@ export function invokeTool(tool: ToolDefinition, input: unknown, context: ToolCo
   return countToolCall(tool.name, async () => {
     const validate = validatorOrNull(tool);
     if (!validate) return { error: `tool ${tool.name} has parameters that are not a valid JSON schema` };
-    if (!validate(input)) return { error: `invalid input for ${tool.name}: ${ajv.errorsText(validate.errors, { dataVar: 'input' })}` };
+    if (!validate(input)) return { error: `invalid input for ${tool.name}: ${errorsText(validate.errors, 'input')}` };
     return execute(tool, input as Record<string, unknown>, context);
   });
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 /** Each definition's schema is compiled once, whatever registry or tool set holds it. */
 const compiled = new WeakMap<ToolDefinition, ValidateFunction | null>();
 
@@ -73,7 +73,7 @@ function validatorOrNull(tool: ToolDefinition): ValidateFunction | null {
 
 /** The tool's validator; throws what Ajv says of a schema that does not compile (the built-ins' unit test calls it too). */
 export function compileToolSchema(tool: ToolDefinition): ValidateFunction {
-  return ajv.compile(tool.parameters as object);
+  return compileForeignSchema(tool.parameters);
 }
 
 async function execute(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
