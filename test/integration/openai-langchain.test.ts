@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AIMessageChunk, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
@@ -44,7 +44,7 @@ for (const useResponsesApi of [false, true]) {
       for (const method of ['jsonSchema', 'functionCalling'] as const) {
         const { raw, parsed } = await model().withStructuredOutput(city, { method, includeRaw: true }).invoke('Describe Oslo');
         assert.deepEqual(city.safeParse(parsed).success, true, `${method}: ${JSON.stringify(parsed)}`);
-        assert.ok(raw.usage_metadata && raw.usage_metadata.total_tokens > 0, method);
+        assert.ok(raw instanceof AIMessage && raw.usage_metadata && raw.usage_metadata.total_tokens > 0, method);
       }
     });
 
