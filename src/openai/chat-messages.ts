@@ -3,6 +3,7 @@ import { badRequest } from '../errors.ts';
 import type { ConversationMessage } from '../llm/stream-model-text.ts';
 import { parseToolArguments, type OpenAiToolCall } from './client-tools.ts';
 import type { ChatMessage } from './schemas.ts';
+import { IMAGES_ONLY_QUERY, imagePart } from './vision.ts';
 
 /** What a message is for the session's transcript key (chat-session.ts): its role and a text that stands for it. */
 export type TranscriptMessage = { role: string; content: string };
@@ -49,8 +50,13 @@ export function parseMessages(messages: ChatMessage[]): ParsedMessages {
     needsModelTurn ||= converted.needsModelTurn;
     hasImages ||= converted.hasImages;
   }
-  const query = textOf(messages[queryIndex].content);
-  if (query.trim() === '' && !hasImages) throw badRequest('the last user message is empty');
+  const queryContent = messages[queryIndex].content;
+  const queryHasImages = Array.isArray(queryContent) && queryContent.some((part) => part.type === 'image_url');
+  let query = textOf(queryContent);
+  if (query.trim() === '') {
+    if (!queryHasImages) throw badRequest('the last user message is empty');
+    query = IMAGES_ONLY_QUERY;
+  }
   const history = messages.slice(0, queryIndex).flatMap((message, index): ConversationMessage[] =>
     (index === systemIndex || (message.role !== 'user' && message.role !== 'assistant') ? [] : [{ role: message.role, content: textOf(message.content) }]));
   return {
@@ -132,20 +138,6 @@ function userWithImages(parts: Part[], index: number): Converted {
     : { type: 'text' as const, text: part.text ?? '' }));
   const text = parts.map((part) => (part.type === 'image_url' ? `[image ${part.image_url!.url}]` : part.text ?? '')).join('');
   return { message: { role: 'user', content }, transcript: { role: 'user', content: text }, needsModelTurn: true, hasImages: true };
-}
-
-const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$/;
-
-/**
- * An image as a data URL (base64, kept JSON-safe for the task's context), or a web address the gateway fetches
- * through its network guard before the task starts (remote-images.ts): the provider and the SDK never fetch it.
- */
-function imagePart(url: string, field: string) {
-  const match = DATA_URL.exec(url);
-  if (match) return { type: 'image' as const, image: match[2].replace(/\s+/g, ''), mediaType: match[1] };
-  if (url.startsWith('data:')) throw badRequest(`invalid ${field}: a data URL of a PNG, JPEG, GIF or WebP image in base64 is expected`);
-  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${field}: a data: URL or an http(s) address is expected`);
-  return { type: 'image' as const, image: url };
 }
 
 /** The text of a message's content; a refusal part counts as its text. */

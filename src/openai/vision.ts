@@ -12,3 +12,20 @@ export function requireVision(models: ModelRegistry): void {
     throw badRequest(`image_url: the model ${name} (${provider}) that answers here does not take images (set vision: true in the model catalogue only for models that do)`);
   }
 }
+
+const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$/;
+
+/**
+ * An image as a data URL (base64, kept JSON-safe for the task's context), or a web address the gateway fetches
+ * through its network guard before the task starts (remote-images.ts): the provider and the SDK never fetch it.
+ */
+export function imagePart(url: string, field: string) {
+  const match = DATA_URL.exec(url);
+  if (match) return { type: 'image' as const, image: match[2].replace(/\s+/g, ''), mediaType: match[1] };
+  if (url.startsWith('data:')) throw badRequest(`invalid ${field}: a data URL of a PNG, JPEG, GIF or WebP image in base64 is expected`);
+  if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${field}: a data: URL or an http(s) address is expected`);
+  return { type: 'image' as const, image: url };
+}
+
+/** The task's query for a user turn of images and no text: a task needs words (the model is shown the images themselves). */
+export const IMAGES_ONLY_QUERY = '[image]';

@@ -164,6 +164,10 @@ describe('function calling, structured output and roles with the official openai
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
     });
     assert.match(completion.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/);
+    const imageAlone = await client().chat.completions.create({
+      model: 'service-chat', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+    });
+    assert.match(imageAlone.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/, 'an image alone is a question too (it was "query is required")');
 
     const server = createServer((request, response) => {
       if (request.url === '/cat.png') response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(png, 'base64'));

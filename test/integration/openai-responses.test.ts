@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -23,7 +25,8 @@ async function pollUntilEnded(client: OpenAI, responseId: string, timeoutMs = 60
 }
 
 describe('Responses API with the official openai client', () => {
-  const gateway = useGateway();
+  // The image server of the input_image test is on 127.0.0.1, which the network guard opens only when told to.
+  const gateway = useGateway({ env: { TOOLS_NETWORK_ALLOW: '127.0.0.1' } });
   const client = () => clientOf(gateway());
 
   it('creates a response from text and answers it with the response object', async () => {
@@ -126,6 +129,36 @@ describe('Responses API with the official openai client', () => {
     assert.equal(rest.has_more, false);
   });
 
+  it('an input_image, as a data URL or fetched through the network guard, reaches the vision model, and stays in the chain', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const response = await client().responses.create({
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'low' }] }],
+    });
+    assert.match(response.output_text, /Image 1: image\/png, 1x1 pixels/, 'the mock describes what it was shown');
+    const [listed] = (await client().responses.inputItems.list(response.id)).data as Array<{ content: unknown[] }>;
+    assert.deepEqual(listed.content, [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'low', file_id: null }]);
+
+    const next = await client().responses.create({ previous_response_id: response.id, input: 'And what colour is it?' });
+    const { rows } = await gateway().sql.query(`select context->'openai_turn'->'messages' as messages from tasks where id = $1`, [taskIdOf(next.id)]);
+    const earlierImages = rows[0].messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((part: { type: string }) => part.type === 'image');
+    assert.equal(earlierImages.length, 1, 'the next turn of the chain still shows the model the image');
+
+    const server = createServer((request, reply) => {
+      if (request.url === '/cat.png') reply.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(png, 'base64'));
+      else reply.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const ask = (url: string) => client().responses.create({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: url, detail: 'auto' }] }] });
+      assert.match((await ask(`${base}/cat.png`)).output_text, /Image 1: image\/png, 1x1 pixels/, 'an image alone is a question too');
+      await assert.rejects(ask(`${base}/page.html`), (error: any) => error.status === 400 && /not a PNG, JPEG, GIF or WebP image \(content-type text\/html\)/.test(error.message));
+      await assert.rejects(ask('http://10.0.0.1/cat.png'), (error: any) => error.status === 400 && /image_url http:\/\/10\.0\.0\.1\/cat\.png: not fetched/.test(error.message), 'a private host the guard does not open');
+    } finally {
+      server.close();
+    }
+  });
+
   it('cancel: a response that was not created in the background, or has completed, is a 400', async () => {
     const foreground = await client().responses.create({ input: 'not in the background' });
     await assert.rejects(client().responses.cancel(foreground.id), (error: InstanceType<typeof OpenAI.BadRequestError>) =>
@@ -182,7 +215,13 @@ describe('Responses API with the official openai client', () => {
   const BAD_REQUESTS: Array<{ body: Record<string, unknown>; names: RegExp }> = [
     { body: {}, names: /input is required/ },
     { body: { input: 'x', colour: 'blue' }, names: /unknown field in body: colour/ },
-    { body: { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }, names: /input\[0\]\.content\[0\]\.type: input_image is not supported/ },
+    { body: { input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, names: /input\[0\]\.content\[0\]\.type: input_file is not supported \(input_text, output_text and input_image parts are\)/ },
+    { body: { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, names: /input\[0\]\.content\[0\]\.file_id is not supported: there is no Files API here/ },
+    { body: { input: [{ role: 'user', content: [{ type: 'input_image', detail: 'auto' }] }] }, names: /input\[0\]\.content\[0\]\.image_url is required/ },
+    { body: { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'ultra' }] }] }, names: /input\[0\]\.content\[0\]\.detail must be one of auto, low, high/ },
+    { body: { input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://example.org/a.png' }] }] }, names: /invalid input\[0\]\.content\[0\]\.image_url: a data: URL or an http\(s\) address is expected/ },
+    { body: { input: [{ role: 'system', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }, { role: 'user', content: 'hi' }] }, names: /input\[0\]\.content\[0\]: only user messages carry images/ },
+    { body: { model: 'service-standard', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }, names: /^input: the service-standard model .* cannot take client functions, function call items, images or a JSON format/ },
     { body: { input: [{ type: 'item_reference', id: 'msg_1' }] }, names: /input\[0\]\.type: item_reference items are not supported/ },
     { body: { input: [{ role: 'tool', content: 'x' }] }, names: /input\[0\]\.role must be one of/ },
     { body: { input: [{ role: 'user', content: 'x', name: 'bob' }] }, names: /unknown field in input\[0\]: name/ },

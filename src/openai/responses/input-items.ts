@@ -3,11 +3,11 @@ import { badRequest } from '../../errors.ts';
 import type { ConversationMessage } from '../../llm/stream-model-text.ts';
 import { parseToolArguments, type OpenAiToolCall } from '../client-tools.ts';
 import { functionCallIdOf, inputItemIdOf } from './response-ids.ts';
+import { IMAGES_ONLY_QUERY, imagePart } from '../vision.ts';
 import type { ResponseCreateRequest } from './schemas.ts';
 
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const;
 type Role = typeof ROLES[number];
-const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
 /** `id` and `status` come along when a client sends an earlier output item back as input. */
 const ITEM_KEYS: Record<string, Set<string>> = {
   message: new Set(['type', 'role', 'content', 'id', 'status']),
@@ -15,13 +15,22 @@ const ITEM_KEYS: Record<string, Set<string>> = {
   function_call_output: new Set(['type', 'call_id', 'output', 'id', 'status']),
 };
 /** `annotations` and `logprobs` come along when a client sends an earlier output back as input. */
-const PART_KEYS = new Set(['type', 'text', 'annotations', 'logprobs']);
+const TEXT_PART_KEYS = new Set(['type', 'text', 'annotations', 'logprobs']);
+const PART_KEYS: Record<string, Set<string>> = {
+  input_text: TEXT_PART_KEYS,
+  output_text: TEXT_PART_KEYS,
+  input_image: new Set(['type', 'image_url', 'detail', 'file_id']),
+};
+const IMAGE_DETAILS = ['auto', 'low', 'high'];
 
+export type TextPart = { type: 'input_text' | 'output_text'; text: string };
+/** An image of a user message: a data URL or a web address the gateway fetches (remote-images.ts). */
+export type ImageInputPart = { type: 'input_image'; image_url: string; detail: string };
 export interface MessageItem {
   id: string;
   type: 'message';
   role: Role;
-  content: Array<{ type: 'input_text' | 'output_text'; text: string }>;
+  content: Array<TextPart | ImageInputPart>;
 }
 export interface FunctionCallItem { id: string; type: 'function_call'; call_id: string; name: string; arguments: string; status: 'completed' }
 export interface FunctionCallOutputItem { id: string; type: 'function_call_output'; call_id: string; output: string; status: 'completed' }
@@ -51,8 +60,8 @@ function normalizeItem(item: Record<string, unknown>, path: string, id: string):
   const role = item.role as Role;
   const textType = role === 'assistant' ? 'output_text' : 'input_text';
   if (typeof item.content === 'string') return { id, type: 'message', role, content: [{ type: textType, text: item.content }] };
-  if (!Array.isArray(item.content) || item.content.length === 0) throw badRequest(`${path}.content must be a string or a non-empty list of text parts`);
-  return { id, type: 'message', role, content: item.content.map((part, index) => normalizePart(part, `${path}.content[${index}]`)) };
+  if (!Array.isArray(item.content) || item.content.length === 0) throw badRequest(`${path}.content must be a string or a non-empty list of content parts`);
+  return { id, type: 'message', role, content: item.content.map((part, index) => normalizePart(part, `${path}.content[${index}]`, role)) };
 }
 
 function stringField(item: Record<string, unknown>, field: string, path: string): string {
@@ -60,16 +69,31 @@ function stringField(item: Record<string, unknown>, field: string, path: string)
   return item[field] as string;
 }
 
-function normalizePart(part: unknown, path: string): MessageItem['content'][number] {
+function normalizePart(part: unknown, path: string, role: Role): MessageItem['content'][number] {
   if (typeof part !== 'object' || part === null) throw badRequest(`${path} must be an object`);
   const { type, text } = part as Record<string, unknown>;
-  if (typeof type !== 'string' || !TEXT_PART_TYPES.has(type)) throw badRequest(`${path}.type: ${String(type)} is not supported (only input_text and output_text parts)`);
-  for (const key of Object.keys(part)) if (!PART_KEYS.has(key)) throw badRequest(`unknown field in ${path}: ${key}`);
+  const keys = typeof type === 'string' ? PART_KEYS[type] : undefined;
+  if (!keys) throw badRequest(`${path}.type: ${String(type)} is not supported (input_text, output_text and input_image parts are)`);
+  for (const key of Object.keys(part)) if (!keys.has(key)) throw badRequest(`unknown field in ${path}: ${key}`);
+  if (type === 'input_image') return imageInputPart(part as Record<string, unknown>, path, role);
   if (typeof text !== 'string') throw badRequest(`${path}.text must be a string`);
-  return { type: type as 'input_text' | 'output_text', text };
+  return { type: type as TextPart['type'], text };
 }
 
-export const itemText = (item: MessageItem) => item.content.map((part) => part.text).join('');
+function imageInputPart(part: Record<string, unknown>, path: string, role: Role): ImageInputPart {
+  if (role !== 'user') throw badRequest(`${path}: only user messages carry images`);
+  if (part.file_id !== undefined && part.file_id !== null) throw badRequest(`${path}.file_id is not supported: there is no Files API here; send the image as image_url (a data URL or an http(s) address)`);
+  if (typeof part.image_url !== 'string') throw badRequest(`${path}.image_url is required: a data URL or an http(s) address`);
+  const detail = part.detail ?? 'auto';
+  if (typeof detail !== 'string' || !IMAGE_DETAILS.includes(detail)) throw badRequest(`${path}.detail must be one of ${IMAGE_DETAILS.join(', ')}`);
+  imagePart(part.image_url, `${path}.image_url`);
+  return { type: 'input_image', image_url: part.image_url, detail };
+}
+
+/** A message's text: its text parts, joined (its images are not text). */
+export const itemText = (item: MessageItem) => item.content.map((part) => (part.type === 'input_image' ? '' : part.text)).join('');
+
+const hasImage = (item: StoredInputItem) => item.type === 'message' && item.content.some((part) => part.type === 'input_image');
 
 /** An answer: its text and the client functions the model called. */
 export interface ResponseAnswer { text: string; toolCalls: OpenAiToolCall[] }
@@ -86,6 +110,8 @@ export interface ResponseConversation {
   messages: ModelMessage[];
   /** Function calls or their outputs are part of it: only a direct model turn can carry them. */
   hasFunctionItems: boolean;
+  /** A user message carries an image: only a direct model turn, of a vision model, can take it. */
+  hasImages: boolean;
 }
 
 /** An answer as the items it adds to the conversation (the output items of its response). */
@@ -114,14 +140,18 @@ export function toConversation(earlier: EarlierTurn[], items: StoredInputItem[],
   const queryIndex = entries.findLastIndex((item) => item.type === 'message' && item.role === 'user');
   if (queryIndex === -1) throw badRequest('input must include a user message: it is what the model answers');
   if (!hasFunctionItems && queryIndex !== entries.length - 1) throw badRequest('input must end with a user message: it is what the model answers');
-  const query = itemText(entries[queryIndex] as MessageItem);
-  if (query.trim() === '') throw badRequest('input: the last user message is empty');
+  let query = itemText(entries[queryIndex] as MessageItem);
+  if (query.trim() === '') {
+    if (!hasImage(entries[queryIndex])) throw badRequest('input: the last user message is empty');
+    query = IMAGES_ONLY_QUERY;
+  }
   return {
     query,
     systemPrompt: system.length === 0 ? undefined : system.join('\n\n'),
     history: entries.slice(0, queryIndex).flatMap((item) => (item.type === 'message' ? [{ role: item.role as 'user' | 'assistant', content: itemText(item) }] : [])),
     messages: toModelMessages(entries),
     hasFunctionItems,
+    hasImages: entries.some(hasImage),
   };
 }
 
@@ -130,7 +160,10 @@ function toModelMessages(entries: StoredInputItem[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
   const toolNames = new Map<string, string>();
   for (const item of entries) {
-    if (item.type === 'message') {
+    if (item.type === 'message' && hasImage(item)) {
+      const content = item.content.map((part) => (part.type === 'input_image' ? imagePart(part.image_url, 'image_url') : { type: 'text' as const, text: part.text }));
+      messages.push({ role: 'user', content });
+    } else if (item.type === 'message') {
       messages.push({ role: item.role as 'user' | 'assistant', content: itemText(item) });
     } else if (item.type === 'function_call') {
       toolNames.set(item.call_id, item.name);
@@ -150,7 +183,10 @@ function toModelMessages(entries: StoredInputItem[]): ModelMessage[] {
 /** An input item as /input_items lists it (openai `ResponseItem`): assistant messages in the output message shape. */
 export function toListedItem(item: StoredInputItem) {
   if (item.type === 'message' && item.role === 'assistant') {
-    return { ...item, status: 'completed', content: item.content.map((part) => ({ type: 'output_text', text: part.text, annotations: [] })) };
+    return { ...item, status: 'completed', content: item.content.map((part) => ({ type: 'output_text', text: (part as TextPart).text, annotations: [] })) };
+  }
+  if (item.type === 'message' && hasImage(item)) {
+    return { ...item, status: 'completed', content: item.content.map((part) => (part.type === 'input_image' ? { ...part, file_id: null } : part)) };
   }
   return item.type === 'message' ? { ...item, status: 'completed' } : item;
 }

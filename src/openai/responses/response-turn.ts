@@ -12,17 +12,17 @@ const FUNCTION_TOOL_KEYS = new Set(['type', 'name', 'description', 'parameters',
 
 /**
  * The direct model turn a response needs (the chat layer's machinery, openai/chat-task.ts `ClientTurn`): with
- * function tools, a JSON text format, or function calls and their outputs in the conversation, the model gets the
+ * function tools, a JSON text format, images, or function calls and their outputs in the conversation, the model gets the
  * conversation as it is, only the client's tools, and the format; undefined when the workflows answer as usual.
  */
 export function responseTurnOf(body: ResponseCreateRequest, conversation: ResponseConversation, model: ServiceModel): ClientTurn | undefined {
   const tools = functionToolSpecs((body.tools ?? []).map(toFunctionDefinition), 'tools');
   const toolChoice = responseToolChoice(body.tool_choice, tools);
   const output = structuredOutputOf(body.text?.format);
-  if (tools.length === 0 && !output && !conversation.hasFunctionItems) return undefined;
+  if (tools.length === 0 && !output && !conversation.hasFunctionItems && !conversation.hasImages) return undefined;
   if (model.mode !== 'simple') {
     const field = tools.length > 0 ? 'tools' : output ? 'text.format' : 'input';
-    throw badRequest(`${field}: the ${model.id} model runs a workflow with the gateway's own tools and cannot take client functions or a JSON format; use ${DEFAULT_SERVICE_MODEL}, which answers in one direct model turn`);
+    throw badRequest(`${field}: the ${model.id} model runs a workflow with the gateway's own tools and cannot take client functions, function call items, images or a JSON format; use ${DEFAULT_SERVICE_MODEL}, which answers in one direct model turn`);
   }
   return {
     messages: conversation.messages,

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 
 /**
  * Input items are checked field by field in input-items.ts, so that an item or content part of a kind we do
- * not take (`input_image`, `function_call_output`, ...) is refused by its path and kind, not by a schema dump.
+ * not take (`input_file`, `reasoning`, ...) is refused by its path and kind, not by a schema dump.
  */
 const InputItem = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 64 })),
