@@ -6,7 +6,7 @@ interface ValidationIssue { instancePath: string; message?: string; keyword: str
 
 /** Names the field and the rule it broke, e.g. `body/max_iterations must be <= 50`. */
 export function describeValidation(context: string, issues: ValidationIssue[]): string {
-  const issue = issues[0];
+  const issue = mostSpecific(issues);
   if (issue.keyword === 'required') return `${String(issue.params.missingProperty)} is required`;
   if (issue.keyword === 'additionalProperties') {
     const place = `${context}${issue.instancePath}`.replaceAll('/', '.');
@@ -15,6 +15,16 @@ export function describeValidation(context: string, issues: ValidationIssue[]): 
   const field = `${context}${issue.instancePath}`.replace(/^body\//, '').replaceAll('/', '.');
   const allowed = issue.keyword === 'enum' ? `: ${(issue.params.allowedValues as unknown[]).join(', ')}` : '';
   return `invalid ${field}: ${issue.message ?? 'is invalid'}${allowed}`;
+}
+
+/**
+ * The issue to report. A value that fails a union (content: a string, null or a list of parts) gets one issue per
+ * branch; the deepest is where the value came closest to matching, e.g. the unknown field of a part in the list,
+ * not "must be string" of the first branch. Of issues equally deep, the first.
+ */
+function mostSpecific(issues: ValidationIssue[]): ValidationIssue {
+  const depth = (issue: ValidationIssue) => issue.instancePath.split('/').length;
+  return issues.reduce((best, issue) => (depth(issue) > depth(best) ? issue : best));
 }
 
 const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {

@@ -81,9 +81,11 @@ function checkPart(part: Part, role: ChatMessage['role'], at: string): void {
   if (part.type === 'input_audio' || part.type === 'file') throw badRequest(`${at}: ${part.type} content parts are not supported (text and image_url are)`);
   if (part.type === 'image_url' && role !== 'user') throw badRequest(`${at}: only user messages carry images`);
   if (part.type === 'refusal' && role !== 'assistant') throw badRequest(`${at}: only assistant messages carry refusals`);
+  if (part.role !== undefined && part.role !== role) throw badRequest(`${at}.role: ${part.role} is not the role of its message (${role})`);
   const field = part.type === 'text' ? 'text' : part.type;
-  if (part[field] === undefined) throw badRequest(`${at}.${field} is required`);
-  const stray = (['text', 'image_url', 'refusal', 'input_audio', 'file'] as const).find((key) => key !== field && part[key] !== undefined);
+  if (part[field] === undefined || part[field] === null) throw badRequest(`${at}.${field} is required`);
+  // null asks for nothing (`refusal: null` on a text part); any other value of another kind's field is refused.
+  const stray = (['text', 'image_url', 'refusal', 'input_audio', 'file'] as const).find((key) => key !== field && part[key] !== undefined && part[key] !== null);
   if (stray) throw badRequest(`${at}.${stray}: not a field of a ${part.type} part`);
 }
 

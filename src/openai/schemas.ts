@@ -4,13 +4,15 @@ import { ResponseFormat } from './structured-output.ts';
 
 /**
  * A content part. `type` is checked here and the part's fields in chat-messages.ts, so that a part this layer does
- * not take (audio, files) is refused by name rather than as a failed union.
+ * not take (audio, files) is refused by name rather than as a failed union. The OpenAI Agents SDK sends an earlier
+ * answer's text parts with the message's `role` and `refusal: null` in them: a `role` must be its message's.
  */
 const ContentPart = Type.Object({
   type: Type.Enum(['text', 'image_url', 'input_audio', 'file', 'refusal']),
+  role: Type.Optional(Type.Enum(['system', 'developer', 'user', 'assistant', 'tool'])),
   text: Type.Optional(Type.String()),
   image_url: Type.Optional(Type.Object({ url: Type.String({ minLength: 1 }), detail: Type.Optional(Type.Enum(['auto', 'low', 'high'])) }, { additionalProperties: false })),
-  refusal: Type.Optional(Type.String()),
+  refusal: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   input_audio: Type.Optional(Type.Unknown()),
   file: Type.Optional(Type.Unknown()),
 }, { additionalProperties: false });

@@ -67,6 +67,12 @@ const honoured: Honoured[] = [
   { field: 'modalities (text)', body: { modalities: ['text'] }, check: (sent) => assert.equal(sent.modalities, undefined) },
   { field: 'service_tier (auto)', body: { service_tier: 'auto' }, check: (sent) => assert.equal(sent.service_tier, undefined) },
   { field: 'parallel_tool_calls (true)', body: { tools: [weather], parallel_tool_calls: true }, check: (sent) => assert.equal(sent.tools.length, 1) },
+  {
+    // As the OpenAI Agents SDK sends an earlier answer back: its text parts carry the message's role and `refusal: null`.
+    field: 'an earlier answer\'s text parts with role and refusal: null (the OpenAI Agents SDK)',
+    body: { messages: [{ role: 'user', content: 'My name is Ada.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello Ada.', role: 'assistant', refusal: null }] }, { role: 'user', content: 'What is my name?' }] },
+    check: (sent) => assert.ok(sent.messages.some((message: { role: string; content: unknown }) => message.role === 'assistant' && JSON.stringify(message.content).includes('Hello Ada.')), JSON.stringify(sent.messages)),
+  },
 ];
 
 const refused: [string, Record<string, unknown>, RegExp][] = [
@@ -91,6 +97,8 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
   ['input_audio parts', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] }] }, /input_audio content parts are not supported/],
   ['file parts', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }] }, /file content parts are not supported/],
   ['image_url on a model without vision', { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: PNG } }] }] }, /image_url: the model local-small \(openai_compatible\) that answers here does not take images/],
+  ['a part whose role is not its message\'s', { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', role: 'assistant' }] }] }, /^messages\.0\.content\.0\.role: assistant is not the role of its message \(user\)/],
+  ['an unknown field of a part, named (it was "content: must be string")', { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', colour: 'red' }] }] }, /^unknown field in body\.messages\.0\.content\.0: colour/],
   ['image_url that is no address', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.org/cat.png' } }] }] }, /image_url\.url: a data: URL or an http\(s\) address is expected/],
 ];
 
