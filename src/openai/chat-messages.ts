@@ -136,7 +136,7 @@ export function assistantTranscript(text: string, toolCalls: OpenAiToolCall[] = 
 
 function userWithImages(parts: Part[], index: number): Converted {
   const content = parts.map((part, partIndex) => (part.type === 'image_url'
-    ? imagePart(part.image_url!.url, `messages.${index}.content.${partIndex}.image_url.url`)
+    ? imagePart(part.image_url!.url, `messages.${index}.content.${partIndex}.image_url.url`, part.image_url!.detail)
     : { type: 'text' as const, text: part.text ?? '' }));
   const text = parts.map((part) => (part.type === 'image_url' ? `[image ${part.image_url!.url}]` : part.text ?? '')).join('');
   return { message: { role: 'user', content }, transcript: { role: 'user', content: text }, needsModelTurn: true, hasImages: true };

@@ -1,3 +1,4 @@
+import type { ImagePart } from 'ai';
 import { badRequest } from '../errors.ts';
 import type { ModelRegistry } from '../llm/provider-registry.ts';
 
@@ -18,13 +19,15 @@ const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+
 /**
  * An image as a data URL (base64, kept JSON-safe for the task's context), or a web address the gateway fetches
  * through its network guard before the task starts (remote-images.ts): the provider and the SDK never fetch it.
+ * A `detail` other than `auto` goes to OpenAI's models, the only ones that take it (the AI SDK's `imageDetail`).
  */
-export function imagePart(url: string, field: string) {
+export function imagePart(url: string, field: string, detail?: string): ImagePart {
+  const options = detail === undefined || detail === 'auto' ? {} : { providerOptions: { openai: { imageDetail: detail } } };
   const match = DATA_URL.exec(url);
-  if (match) return { type: 'image' as const, image: match[2].replace(/\s+/g, ''), mediaType: match[1] };
+  if (match) return { type: 'image', image: match[2].replace(/\s+/g, ''), mediaType: match[1], ...options };
   if (url.startsWith('data:')) throw badRequest(`invalid ${field}: a data URL of a PNG, JPEG, GIF or WebP image in base64 is expected`);
   if (!/^https?:\/\//i.test(url)) throw badRequest(`invalid ${field}: a data: URL or an http(s) address is expected`);
-  return { type: 'image' as const, image: url };
+  return { type: 'image', image: url, ...options };
 }
 
 /** The task's query for a user turn of images and no text: a task needs words (the model is shown the images themselves). */

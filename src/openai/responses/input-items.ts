@@ -161,7 +161,7 @@ function toModelMessages(entries: StoredInputItem[]): ModelMessage[] {
   const toolNames = new Map<string, string>();
   for (const item of entries) {
     if (item.type === 'message' && hasImage(item)) {
-      const content = item.content.map((part) => (part.type === 'input_image' ? imagePart(part.image_url, 'image_url') : { type: 'text' as const, text: part.text }));
+      const content = item.content.map((part) => (part.type === 'input_image' ? imagePart(part.image_url, 'image_url', part.detail) : { type: 'text' as const, text: part.text }));
       messages.push({ role: 'user', content });
     } else if (item.type === 'message') {
       messages.push({ role: item.role as 'user' | 'assistant', content: itemText(item) });
