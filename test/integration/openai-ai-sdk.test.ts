@@ -4,10 +4,11 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateObject, generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { useGateway } from '../helpers/gateway.ts';
+import { ONE_PIXEL_PNG } from '../fixtures/image-site.ts';
 
 // The AI SDK's OpenAI provider as a client of the gateway, unmodified, over both of its wire formats: the Responses
 // API (what `openai(model)` calls) and chat completions (`openai.chat(model)`). Its own agent loop runs the tools.
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PNG = ONE_PIXEL_PNG;
 const weather = tool({ description: 'The current weather of a city', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `4 degrees and sleet in ${city}` });
 const city = z.object({ name: z.string(), population: z.number(), landmarks: z.array(z.string()) });
 

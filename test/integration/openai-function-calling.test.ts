@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { assertImagesFetchedByAddress, ONE_PIXEL_PNG } from '../fixtures/image-site.ts';
 import { useGateway } from '../helpers/gateway.ts';
 
 const weatherTool: ChatCompletionTool = {
@@ -158,7 +157,7 @@ describe('function calling, structured output and roles with the official openai
   });
 
   it('an image as a data URL, or fetched through the network guard, reaches a vision model (the mock describes what it saw)', async () => {
-    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const png = ONE_PIXEL_PNG;
     const completion = await client().chat.completions.create({
       model: 'service-chat',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
@@ -169,21 +168,9 @@ describe('function calling, structured output and roles with the official openai
     });
     assert.match(imageAlone.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/, 'an image alone is a question too (it was "query is required")');
 
-    const server = createServer((request, response) => {
-      if (request.url === '/cat.png') response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(png, 'base64'));
-      else response.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const ask = (url: string) => client().chat.completions.create({ model: 'service-chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] });
-      const fetched = await ask(`${base}/cat.png`);
-      assert.match(fetched.choices[0].message.content ?? '', /Image 1: image\/png, 1x1 pixels/, 'fetched by the gateway through its guard, bytes to the model');
-      await assert.rejects(ask(`${base}/page.html`), (error: any) => error.status === 400 && /not a PNG, JPEG, GIF or WebP image \(content-type text\/html\)/.test(error.message));
-      await assert.rejects(ask('http://10.0.0.1/cat.png'), (error: any) => error.status === 400 && /image_url http:\/\/10\.0\.0\.1\/cat\.png: not fetched/.test(error.message), 'a private host the guard does not open');
-    } finally {
-      server.close();
-    }
+    await assertImagesFetchedByAddress(async (url) => (await client().chat.completions.create({
+      model: 'service-chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }],
+    })).choices[0].message.content ?? '');
   });
 
   it('refuses what it cannot honour, by name', async () => {

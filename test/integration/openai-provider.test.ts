@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { start as startStandIn, type StandIn } from '../fixtures/openai-responses-stand-in.ts';
 import { startGateway, waitForTask, type Gateway } from '../helpers/gateway.ts';
+import { ONE_PIXEL_PNG } from '../fixtures/image-site.ts';
 
 // The catalogue's `kind: openai` deployments (OpenAI itself, gpt-5-nano first in the small tier) are called over the
 // Responses API, the wire the AI SDK's OpenAI provider speaks: here a stand-in of it, behind OPENAI_BASE_URL.
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PNG = `data:image/png;base64,${ONE_PIXEL_PNG}`;
 
 describe('OpenAI as a provider, over the Responses API', () => {
   let standIn: StandIn;

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { assertImagesFetchedByAddress, ONE_PIXEL_PNG } from '../fixtures/image-site.ts';
 import { start as startStandIn } from '../fixtures/openai-stand-in.ts';
 import { registerAccount } from '../helpers/accounts.ts';
 import { startGateway, useGateway, waitFor, type Gateway } from '../helpers/gateway.ts';
@@ -130,7 +129,7 @@ describe('Responses API with the official openai client', () => {
   });
 
   it('an input_image, as a data URL or fetched through the network guard, reaches the vision model, and stays in the chain', async () => {
-    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const png = ONE_PIXEL_PNG;
     const response = await client().responses.create({
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'low' }] }],
     });
@@ -143,20 +142,7 @@ describe('Responses API with the official openai client', () => {
     const earlierImages = rows[0].messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((part: { type: string }) => part.type === 'image');
     assert.equal(earlierImages.length, 1, 'the next turn of the chain still shows the model the image');
 
-    const server = createServer((request, reply) => {
-      if (request.url === '/cat.png') reply.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(png, 'base64'));
-      else reply.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const ask = (url: string) => client().responses.create({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: url, detail: 'auto' }] }] });
-      assert.match((await ask(`${base}/cat.png`)).output_text, /Image 1: image\/png, 1x1 pixels/, 'an image alone is a question too');
-      await assert.rejects(ask(`${base}/page.html`), (error: any) => error.status === 400 && /not a PNG, JPEG, GIF or WebP image \(content-type text\/html\)/.test(error.message));
-      await assert.rejects(ask('http://10.0.0.1/cat.png'), (error: any) => error.status === 400 && /image_url http:\/\/10\.0\.0\.1\/cat\.png: not fetched/.test(error.message), 'a private host the guard does not open');
-    } finally {
-      server.close();
-    }
+    await assertImagesFetchedByAddress(async (url) => (await client().responses.create({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: url, detail: 'auto' }] }] })).output_text);
   });
 
   it('cancel: a response that was not created in the background, or has completed, is a 400', async () => {

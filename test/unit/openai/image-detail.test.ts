@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseMessages } from '../../../src/openai/chat-messages.ts';
 import { normalizeInput, toConversation } from '../../../src/openai/responses/input-items.ts';
+import { ONE_PIXEL_PNG } from '../../fixtures/image-site.ts';
 
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PNG = `data:image/png;base64,${ONE_PIXEL_PNG}`;
 const imagesOf = (messages: Array<{ content: unknown }>) => messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []))
   .filter((part: { type: string }) => part.type === 'image') as Array<{ providerOptions?: unknown }>;
 
