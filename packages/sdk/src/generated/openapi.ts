@@ -8851,7 +8851,9 @@ export interface paths {
                                     url: string;
                                 };
                                 input_audio?: unknown;
-                                refusal?: string;
+                                refusal?: string | null;
+                                /** @enum {unknown} */
+                                role?: "system" | "developer" | "user" | "assistant" | "tool";
                                 text?: string;
                                 /** @enum {unknown} */
                                 type: "text" | "image_url" | "input_audio" | "file" | "refusal";
