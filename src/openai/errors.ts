@@ -14,9 +14,10 @@ const TYPES: Record<number, { type: string; code: string }> = {
   503: { type: 'server_error', code: 'service_unavailable' },
 };
 
-export function openAiError(status: number, message: string) {
+/** The envelope of an error; `code` replaces the status's usual one (an AppError's `extras.code`). */
+export function openAiError(status: number, message: string, code?: unknown) {
   const kind = TYPES[status] ?? (status >= 500 ? TYPES[500] : TYPES[400]);
-  return { error: { message, type: kind.type, code: kind.code } };
+  return { error: { message, type: kind.type, code: typeof code === 'string' ? code : kind.code } };
 }
 
 /** The OpenAI envelope `{error: {message, type, code}}` for every error of this layer (spec 7), auth included. */
@@ -25,7 +26,7 @@ export function installOpenAiErrorHandler(scope: FastifyInstance): void {
     const unavailable = databaseUnavailable(raised);
     if (unavailable) request.log.warn({ err: raised }, 'database unavailable');
     const error = unavailable ?? raised;
-    if (isAppError(error)) return reply.status(error.statusCode).headers(error.headers).send(openAiError(error.statusCode, error.message));
+    if (isAppError(error)) return reply.status(error.statusCode).headers(error.headers).send(openAiError(error.statusCode, error.message, error.extras.code));
     if (error.validation) return reply.status(400).send(openAiError(400, describeValidation(error.validationContext ?? 'body', error.validation as never)));
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'chat completion failed');

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
 import type { App } from '../http/app-type.ts';
 import { answerWithTask } from './answer-with-task.ts';
 import { toChatTask } from './chat-task.ts';
@@ -74,6 +75,16 @@ export async function openAiRoutes(app: App, deps: Deps) {
         model, chat, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true, user: body.user,
         chunks: textChunks(model.id, echo), completionOf: (answer, usage) => textCompletionOf(answer, usage, model.id, echo),
       });
+    });
+
+    // Any other /v1 address (embeddings, audio, files, ...) is a 404 in this layer's envelope, as OpenAI answers one,
+    // so that clients show its message. The routes above and the Responses API's are more specific and win.
+    scope.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/v1/*', config: { public: true }, schema: { hide: true },
+      handler: async (request) => {
+        const message = `Invalid URL (${request.method} ${request.url.split('?')[0]}): the OpenAI-compatible API here serves /v1/models, /v1/chat/completions, /v1/completions and /v1/responses`;
+        throw new AppError(404, message, { extras: { code: 'unknown_url' } });
+      },
     });
   });
 }

@@ -212,6 +212,18 @@ describe('OpenAI-compatible layer with the official client', () => {
     const { rows } = await gateway().sql.query(`select context->>'max_output_tokens' as cap from tasks where query = 'cap'`);
     assert.equal(rows[0].cap, '16384');
   });
+
+  it('an address the layer does not serve (embeddings, files) is a 404 in the OpenAI envelope, with its message', async () => {
+    await assert.rejects(client().embeddings.create({ model: 'text-embedding-3-small', input: 'hi' }), (error: any) =>
+      error.status === 404 && /Invalid URL \(POST \/v1\/embeddings\): the OpenAI-compatible API here serves/.test(error.message) && error.code === 'unknown_url');
+    const listed = await gateway().request('GET', '/v1/files?purpose=x');
+    assert.deepEqual([listed.status, listed.body.error.type, listed.body.error.code], [404, 'invalid_request_error', 'unknown_url']);
+    assert.match(listed.body.error.message, /^Invalid URL \(GET \/v1\/files\)/);
+    const preflight = await fetch(`${gateway().url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+    assert.equal(preflight.status, 204, 'a browser\'s preflight of a served route still passes');
+    const outside = await gateway().request('GET', '/api/v1/nowhere');
+    assert.deepEqual(outside.body, { error: 'Route GET /api/v1/nowhere not found' }, 'outside /v1, the spec\'s shape as before');
+  });
 });
 
 describe('OpenAI streaming of a slow answer', () => {

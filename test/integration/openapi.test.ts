@@ -35,6 +35,6 @@ test('every route the server registers is in the document', async () => {
   const missing = routes.filter((route) => document.paths[toOpenApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
   assert.deepEqual(missing, []);
   const hidden = app.routes.filter((route) => route.hidden && route.url !== '*').map((route) => route.url);
-  assert.deepEqual([...new Set(hidden)].sort(), ['/', '/console', '/console/*', '/mcp', '/openapi.json'],
-    'only the document itself, the web console\'s pages and files (and the root, which leads to them), the MCP endpoint (its contract is MCP\'s, see docs/decisions.md) and the CORS preflight catch-all are left out');
+  assert.deepEqual([...new Set(hidden)].sort(), ['/', '/console', '/console/*', '/mcp', '/openapi.json', '/v1/*'],
+    'only the document itself, the web console\'s pages and files (and the root, which leads to them), the MCP endpoint (its contract is MCP\'s, see docs/decisions.md), the OpenAI layer\'s 404 for addresses it does not serve and the CORS preflight catch-all are left out');
 });
