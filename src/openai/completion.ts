@@ -11,7 +11,8 @@ export interface TaskUsage { prompt_tokens: number; completion_tokens: number; t
 
 type UsageColumns = { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens: number };
 
-export const completionId = () => `chatcmpl-${Date.now()}${randomBytes(6).toString('hex')}`;
+/** A completion's id, as OpenAI spells them: `chatcmpl-…` for a chat, `cmpl-…` for a text completion. */
+export const completionId = (prefix: 'chatcmpl' | 'cmpl') => `${prefix}-${Date.now()}${randomBytes(6).toString('hex')}`;
 export const unixSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A task's usage totals (llm/usage-totals.ts) under the names OpenAI gives them. */
@@ -80,7 +81,7 @@ export function chatCompletionOf(answer: TaskAnswer, usage: TaskUsage, model: st
     ? { role: 'assistant' as const, content: answer.text === '' ? null : answer.text, refusal: null, tool_calls: answer.toolCalls }
     : { role: 'assistant' as const, content: answer.text, refusal: null };
   return {
-    id: completionId(),
+    id: completionId('chatcmpl'),
     object: 'chat.completion' as const,
     created: unixSeconds(),
     model,
@@ -89,12 +90,10 @@ export function chatCompletionOf(answer: TaskAnswer, usage: TaskUsage, model: st
   };
 }
 
-export const textCompletionId = () => `cmpl-${Date.now()}${randomBytes(6).toString('hex')}`;
-
 /** The answer as a legacy text completion (`text_completion`), after the prompt when it is echoed. */
 export function textCompletionOf(answer: TaskAnswer, usage: TaskUsage, model: string, echo: string) {
   return {
-    id: textCompletionId(),
+    id: completionId('cmpl'),
     object: 'text_completion' as const,
     created: unixSeconds(),
     model,

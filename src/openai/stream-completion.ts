@@ -5,7 +5,7 @@ import { followTaskEvents } from '../events/follow-events.ts';
 import { openSse, type SseStream } from '../events/sse.ts';
 import type { StreamLease } from '../streaming/stream-slots.ts';
 import type { OpenAiToolCall } from './client-tools.ts';
-import { completionId, finishReasonOf, readFinishedTask, taskAnswerOf, textCompletionId, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
+import { completionId, finishReasonOf, readFinishedTask, taskAnswerOf, unixSeconds, type TaskAnswer, type TaskUsage } from './completion.ts';
 
 const KEEPALIVE_MS = 30_000;
 
@@ -120,7 +120,7 @@ export interface ChunkFormat {
 
 /** `chat.completion.chunk`s; the first chunk with content carries the role too. */
 export function chatChunks(model: string): ChunkFormat {
-  const id = completionId();
+  const id = completionId('chatcmpl');
   const created = unixSeconds();
   let sentRole = false;
   const other = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => JSON.stringify({
@@ -144,7 +144,7 @@ export function chatChunks(model: string): ChunkFormat {
 
 /** A legacy text completion's chunks (`text_completion`, the text in `choices[0].text`): the echoed prompt first. */
 export function textChunks(model: string, echo: string): ChunkFormat {
-  const id = textCompletionId();
+  const id = completionId('cmpl');
   const created = unixSeconds();
   const chunk = (text: string, finishReason: string | null, extra: Record<string, unknown> = {}) => JSON.stringify({
     id, object: 'text_completion', created, model,
