@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The content type a body-less request declared, kept when the header is dropped (see session-files.ts `wantsJsonFile`). */
+    bodylessContentType?: string;
+  }
+}
+
 /**
  * A request that declares a content type but carries no body has no body: some clients (Shannon's SDK
  * among them) send `Content-Type: application/json` on every call, body-less DELETE and POST included.
@@ -10,7 +17,10 @@ export function installEmptyBodyAsAbsent(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     const { headers } = request.raw;
     const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
-    if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
+    if (empty && headers['content-type'] !== undefined) {
+      request.bodylessContentType = headers['content-type'];
+      delete headers['content-type'];
+    }
   });
 }
 

@@ -3,7 +3,7 @@ import type { App } from '../http/app-type.ts';
 import { ErrorBody } from '../http/error-body.ts';
 import { FileContent, ListSessionFilesQuery, ListSessionFilesResponse, SessionFileParams } from './files-schemas.ts';
 import { SessionIdParams } from './schemas.ts';
-import { contentTypeOf, getSessionFile, listSessionFiles } from './session-files.ts';
+import { contentTypeOf, getSessionFile, jsonFile, listSessionFiles, wantsJsonFile } from './session-files.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const read = { scope: 'sessions:read' };
@@ -27,6 +27,9 @@ export async function sessionFileRoutes(app: App, deps: Deps) {
     },
   }, async (request, reply) => {
     const file = await getSessionFile(deps, request.caller, request.params.sessionId, request.params['*']);
+    // Two forms of one file (wantsJsonFile): caches keep them apart, each by its own tag.
+    reply.header('vary', 'Accept, Content-Type');
+    if (wantsJsonFile(request)) return reply.type('application/json; charset=utf-8').header('etag', `"${file.sha256}.json"`).send(Buffer.from(JSON.stringify(jsonFile(file))));
     // Served as an attachment that is never sniffed: a file an agent wrote must not run as a page of this origin.
     return reply.type(contentTypeOf(file)).header('content-disposition', attachment(file.path))
       .header('x-content-type-options', 'nosniff').header('etag', `"${file.sha256}"`).send(file.content);

@@ -68,6 +68,7 @@ export interface SessionSummaryRow {
   first_task_mode: string | null;
   first_task_query: string | null;
   is_research_session: boolean;
+  research_strategy: string | null;
 }
 
 /**
@@ -82,7 +83,8 @@ export async function selectSessionSummaries(db: Db, caller: Caller, page: { lim
       coalesce(counts.last_activity_at, s.created_at) as last_activity_at,
       ${preview(sql`latest.query`)} as latest_task_query, latest.status as latest_task_status,
       first.mode as first_task_mode, ${preview(sql`first.query`)} as first_task_query,
-      coalesce(s.context->'force_research' = 'true'::jsonb or first.context->'force_research' = 'true'::jsonb, false) as is_research_session
+      coalesce(s.context->'force_research' = 'true'::jsonb or first.context->'force_research' = 'true'::jsonb, false) as is_research_session,
+      coalesce(s.context->>'research_strategy', first.context->>'research_strategy') as research_strategy
     from sessions s
     cross join lateral (
       select count(*)::int as task_count,

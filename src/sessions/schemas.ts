@@ -37,6 +37,7 @@ export const SessionView = Type.Object({
   successful_tasks: Type.Integer({ description: 'COMPLETED tasks' }),
   failed_tasks: Type.Integer({ description: 'FAILED and TIMEOUT tasks (cancelled ones are neither)' }),
   total_cost_usd: Type.Number(),
+  cost_usd: Type.Number({ description: 'the same as total_cost_usd: the name Shannon\'s Python SDK reads for a session\'s cost' }),
   average_cost_per_task: Type.Number(),
   success_rate: Type.Number({ minimum: 0, maximum: 1 }),
   budget_utilization: Type.Number(),
@@ -44,6 +45,7 @@ export const SessionView = Type.Object({
   is_near_budget_limit: Type.Boolean(),
   is_active: Type.Boolean({ description: 'activity in the last 24 hours' }),
   is_research_session: Type.Boolean(),
+  research_strategy: Nullable(Type.String({ description: 'the session\'s research strategy (its context\'s, else its first task\'s), null for none' })),
 });
 
 export const ListSessionsResponse = Type.Object({ sessions: Type.Array(SessionView), total_count: Type.Integer() });

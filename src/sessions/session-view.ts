@@ -32,6 +32,7 @@ export function toSessionView(row: SessionSummaryRow, nowMs = Date.now()) {
     successful_tasks: row.successful_tasks,
     failed_tasks: row.failed_tasks,
     total_cost_usd: totalCost,
+    cost_usd: totalCost,
     average_cost_per_task: row.task_count > 0 ? roundUsd(totalCost / row.task_count) : 0,
     success_rate: row.task_count > 0 ? row.successful_tasks / row.task_count : 0,
     budget_utilization: utilization,
@@ -39,6 +40,7 @@ export function toSessionView(row: SessionSummaryRow, nowMs = Date.now()) {
     is_near_budget_limit: utilization > NEAR_BUDGET_LIMIT,
     is_active: nowMs - row.last_activity_at.getTime() < ACTIVE_WITHIN_MS,
     is_research_session: row.is_research_session,
+    research_strategy: row.research_strategy,
   };
 }
 

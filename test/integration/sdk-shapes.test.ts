@@ -54,6 +54,14 @@ describe('Shannon Python SDK: every list/get method of a built feature parses ou
     const session = await gateway().request('GET', '/api/v1/sessions/sdk-shapes-1');
     assert.equal(session.status, 200, session.text);
     assertSdkReads('get_session', session.body, ['created_at', 'user_id'], ['created_at'], ['updated_at', 'expires_at']);
+    // Read with .get() and a default, so a missing key was not an error but a wrong figure: the cost as 0.
+    assert.ok(session.body.total_cost_usd > 0);
+    assert.equal(session.body.cost_usd, session.body.total_cost_usd, 'get_session reads the session\'s cost as cost_usd');
+    assert.equal(session.body.research_strategy, null, 'get_session reads research_strategy: none here');
+    const research = await gateway().request('POST', '/api/v1/tasks', { query: 'Research the history of Oslo', session_id: 'sdk-shapes-research', research_strategy: 'quick', context: { force_research: true } });
+    assert.equal(research.status, 200, research.text);
+    const researchSession = await gateway().request('GET', '/api/v1/sessions/sdk-shapes-research');
+    assert.deepEqual([researchSession.body.is_research_session, researchSession.body.research_strategy], [true, 'quick']);
 
     const history = await gateway().request('GET', '/api/v1/sessions/sdk-shapes-1/history');
     assert.ok(history.body.tasks.length > 0, 'the SDK reads history items under "tasks"');

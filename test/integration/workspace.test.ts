@@ -150,6 +150,32 @@ describe('the session workspace', () => {
     assert.equal(await status('/api/v1/sessions/api-files/files', bob), 404, 'a custom id names only the caller\'s own sessions');
   });
 
+  it('the files as Shannon\'s Python SDK reads them: a listing of a directory with name, is_dir and size_bytes; a download as JSON', async () => {
+    const run = await runTask(gateway(), 'sdk-files', 'developer', [[write('reports/summary.md', 'All done.\n'), write('top.txt', 'top')]], withKey(alice));
+    await gateway().sql.query(`insert into session_files (session_id, path, content, is_text) values ($1, 'reports/chart.bin', '\\x00ff10'::bytea, false)`, [run.sessionUuid]);
+    const listed = await gateway().request('GET', '/api/v1/sessions/sdk-files/files?path=reports', undefined, withKey(alice));
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.success, true);
+    assert.deepEqual(listed.body.files.map((file: any) => [file.name, file.path, file.is_dir, file.size_bytes]), [
+      ['chart.bin', 'reports/chart.bin', false, 3], ['summary.md', 'reports/summary.md', false, 10],
+    ]);
+    assert.deepEqual([listed.body.total_count, listed.body.total_bytes], [2, 13], 'the totals of the directory listed');
+    const escape = await gateway().request('GET', '/api/v1/sessions/sdk-files/files?path=../x', undefined, withKey(alice));
+    assert.equal(escape.status, 400);
+    assert.match(escape.body.error, /contains "\.\."/);
+
+    // The SDK sends Content-Type: application/json on every request and httpx accepts anything by default.
+    const asTheSdk = { ...withKey(alice), 'content-type': 'application/json', accept: '*/*' };
+    const text = await fetch(`${gateway().url}/api/v1/sessions/sdk-files/files/reports/summary.md`, { headers: asTheSdk });
+    assert.equal(text.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(text.headers.get('vary'), 'Accept, Content-Type');
+    assert.deepEqual(await text.json(), { success: true, path: 'reports/summary.md', content: 'All done.\n', encoding: 'utf-8', content_type: 'text/plain; charset=utf-8', size_bytes: 10 });
+    const binary = await fetch(`${gateway().url}/api/v1/sessions/sdk-files/files/reports/chart.bin`, { headers: { ...withKey(alice), accept: 'application/json' } });
+    assert.deepEqual(await binary.json(), { success: true, path: 'reports/chart.bin', content: 'AP8Q', encoding: 'base64', content_type: 'application/octet-stream', size_bytes: 3 });
+    const bytes = await fetch(`${gateway().url}/api/v1/sessions/sdk-files/files/reports/summary.md`, { headers: { ...withKey(alice), accept: 'text/plain, */*' } });
+    assert.equal(await bytes.text(), 'All done.\n', 'a client that does not ask for JSON gets the bytes');
+  });
+
   // No role preset offers file_edit or file_delete yet: they are called here as an agent's loop calls them.
   describe('the file tools on the gateway\'s database', () => {
     let db: Db;

@@ -3263,6 +3263,8 @@ export interface paths {
                                 context: {
                                     [key: string]: unknown;
                                 };
+                                /** @description the same as total_cost_usd: the name Shannon's Python SDK reads for a session's cost */
+                                cost_usd: number;
                                 created_at: string;
                                 expires_at: string | null;
                                 /** @description the custom id the session was created with */
@@ -3277,6 +3279,8 @@ export interface paths {
                                 last_activity_at: string;
                                 latest_task_query: string | null;
                                 latest_task_status: ("QUEUED" | "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT") | (never | null);
+                                /** @description the session's research strategy (its context's, else its first task's), null for none */
+                                research_strategy: string | null;
                                 /** Format: uuid */
                                 session_id: string;
                                 success_rate: number;
@@ -3405,6 +3409,8 @@ export interface paths {
                             context: {
                                 [key: string]: unknown;
                             };
+                            /** @description the same as total_cost_usd: the name Shannon's Python SDK reads for a session's cost */
+                            cost_usd: number;
                             created_at: string;
                             expires_at: string | null;
                             /** @description the custom id the session was created with */
@@ -3419,6 +3425,8 @@ export interface paths {
                             last_activity_at: string;
                             latest_task_query: string | null;
                             latest_task_status: ("QUEUED" | "RUNNING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT") | (never | null);
+                            /** @description the session's research strategy (its context's, else its first task's), null for none */
+                            research_strategy: string | null;
                             /** Format: uuid */
                             session_id: string;
                             success_rate: number;
@@ -3978,6 +3986,8 @@ export interface paths {
                 query: {
                     limit: number;
                     offset: number;
+                    /** @description a directory of the workspace: only the files under it are listed (Shannon's `path`) */
+                    path?: string;
                 };
                 header?: never;
                 path: {
@@ -3999,15 +4009,29 @@ export interface paths {
                                 /** @description text/plain; charset=utf-8 for UTF-8 text, else application/octet-stream */
                                 content_type: string;
                                 created_at: string;
+                                /**
+                                 * @description always false: a directory is a prefix of paths, not an entry (Shannon's field)
+                                 * @enum {boolean}
+                                 */
+                                is_dir: false;
+                                /** @description the last segment of the path */
+                                name: string;
                                 path: string;
                                 /** @description hex digest of the content */
                                 sha256: string;
                                 /** @description bytes */
                                 size: number;
+                                /** @description bytes, as Shannon names them */
+                                size_bytes: number;
                                 updated_at: string;
                             }[];
                             /** Format: uuid */
                             session_id: string;
+                            /**
+                             * @description Shannon's envelope; a failure is an error status
+                             * @enum {boolean}
+                             */
+                            success: true;
                             total_bytes: number;
                             total_count: number;
                         };
@@ -4110,7 +4134,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description the content: text/plain; charset=utf-8 or application/octet-stream */
+                /** @description the content: text/plain; charset=utf-8 or application/octet-stream. A request that accepts application/json (or, as Shannon's Python SDK does, sends Content-Type: application/json and accepts anything) gets {success, path, content, encoding (utf-8 or base64), content_type, size_bytes} instead */
                 200: {
                     headers: {
                         [name: string]: unknown;
