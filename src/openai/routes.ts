@@ -8,7 +8,7 @@ import { toChatTask } from './chat-task.ts';
 import { chatCompletionOf, textCompletionOf } from './completion.ts';
 import { installOpenAiErrorHandler } from './errors.ts';
 import { DEFAULT_SERVICE_MODEL, MODELS_CREATED, type ServiceModel } from './models.ts';
-import { fetchRemoteImages } from './remote-images.ts';
+import { prepareImages } from './remote-images.ts';
 import {
   ChatCompletionBody, ChatCompletionResponse, ModelList, ModelObject, ModelParams, OpenAiErrorBody, TextCompletionBody, TextCompletionResponse,
 } from './schemas.ts';
@@ -16,7 +16,6 @@ import { findServedModel, servedModels } from './served-model.ts';
 import { chatChunks, textChunks } from './stream-completion.ts';
 import { refuseTextCompletionFields, toTextTask } from './text-completion.ts';
 import { refuseUnsupportedFields } from './unsupported-fields.ts';
-import { requireVision } from './vision.ts';
 
 const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 403: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody, 500: OpenAiErrorBody };
 
@@ -52,10 +51,7 @@ export async function openAiRoutes(app: App, deps: Deps) {
       const { body } = request;
       const model = findServedModel(deps, body.model ?? DEFAULT_SERVICE_MODEL);
       const chat = toChatTask(body, model);
-      if (chat.hasImages) {
-        requireVision(deps.models);
-        await fetchRemoteImages(chat.turn!.messages, deps.config.network);
-      }
+      if (chat.hasImages) await prepareImages(deps, chat.turn!.messages);
       return answerWithTask(deps, request, reply, {
         model, chat, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true, user: body.user,
         chunks: chatChunks(model.id), completionOf: (answer, usage) => chatCompletionOf(answer, usage, model.id),

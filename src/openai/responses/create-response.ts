@@ -11,8 +11,7 @@ import { modelCallSettings } from '../call-settings.ts';
 import { chatTaskContext, MAX_TOKENS_CAP } from '../chat-task.ts';
 import { DEFAULT_SERVICE_MODEL } from '../models.ts';
 import { admitModelRequest } from '../rate-limit.ts';
-import { fetchRemoteImages } from '../remote-images.ts';
-import { requireVision } from '../vision.ts';
+import { prepareImages } from '../remote-images.ts';
 import { normalizeInput, toConversation } from './input-items.ts';
 import { findOwnedResponse, insertResponse, readEarlierTurns, readResponseTask, type ResponseRecord } from './queries.ts';
 import { refuseUnsupportedFields } from './refused-fields.ts';
@@ -42,10 +41,7 @@ export async function createResponse(deps: Deps, request: FastifyRequest, reply:
   const conversation = toConversation(previous?.turns ?? [], input, body.instructions);
   const callSettings = modelCallSettings(body);
   const turn = responseTurnOf(body, conversation, model);
-  if (conversation.hasImages) {
-    requireVision(deps.models);
-    await fetchRemoteImages(turn!.messages, deps.config.network);
-  }
+  if (conversation.hasImages) await prepareImages(deps, turn!.messages);
   const { context, serverContext } = chatTaskContext({
     query: conversation.query, systemPrompt: conversation.systemPrompt, history: conversation.history, transcript: [],
     maxTokens: Math.min(body.max_output_tokens ?? model.defaultMaxTokens, MAX_TOKENS_CAP),
